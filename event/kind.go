@@ -1,0 +1,56 @@
+package event
+
+import "fmt"
+
+// Kind says what an event reports. Codes are stable: a code is never reused
+// or renumbered, and new kinds get new codes.
+type Kind uint8
+
+// Event kinds.
+const (
+	KindRunStart  Kind = 1 // the agent starts a run
+	KindRunEnd    Kind = 2 // the agent ends a run and claims an outcome
+	KindStep      Kind = 3 // an LLM step: one model call of the agent loop
+	KindCall      Kind = 4 // a tool call, before dispatch; answered by a verdict
+	KindResult    Kind = 5 // the result of a tool call
+	KindHeartbeat Kind = 6 // the agent is alive; renews the run's lease
+)
+
+var kindNames = [...]string{
+	KindRunStart:  "run_start",
+	KindRunEnd:    "run_end",
+	KindStep:      "step",
+	KindCall:      "call",
+	KindResult:    "result",
+	KindHeartbeat: "heartbeat",
+}
+
+// kindTokens maps a kind to the last token of its subject.
+var kindTokens = [...]string{
+	KindRunStart:  "run",
+	KindRunEnd:    "run",
+	KindStep:      "step",
+	KindCall:      "call",
+	KindResult:    "result",
+	KindHeartbeat: "hb",
+}
+
+// Valid reports whether k is a kind of this version of the contract.
+func (k Kind) Valid() bool { return int(k) < len(kindNames) && kindNames[k] != "" }
+
+// String returns the kind's name, such as "call".
+func (k Kind) String() string {
+	if k.Valid() {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Token returns the subject token events of this kind are published under,
+// such as "call" for agent.<tenant>.<run>.call. Run start and end share "run".
+func (k Kind) Token() string {
+	if k.Valid() {
+		return kindTokens[k]
+	}
+	return ""
+}

@@ -1,0 +1,9 @@
+// Package canon hashes tool-call arguments so that semantically identical
+// JSON hashes alike: object key order, whitespace, number formatting (1, 1.0,
+// 1e0) and string escapes ("\u0041" and "A") do not change the hash.
+//
+// Hashing walks the JSON text once without building values and without
+// allocating. Object members are combined with a commutative sum of
+// per-member hashes, so no sorting is needed. The package is pure: processors
+// may use it.
+package canon

@@ -1,0 +1,111 @@
+package canon
+
+import (
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestHashEquivalent(t *testing.T) {
+	groups := [][]string{
+		{`{"a":1,"b":2}`, `{"b":2,"a":1}`, " { \"a\" : 1 ,\n\t\"b\":2 } ", `{"a":1.0,"b":2e0}`, `{"a":10E-1,"b":0.2e1}`},
+		{`{"path":"a/b"}`, `{"path":"a\/b"}`, `{"\u0070ath":"\u0061/b"}`},
+		{`[1,2,3]`, `[ 1 , 2 , 3 ]`, `[1.0,2,3e0]`},
+		{`"\ud83d\ude00"`, `"😀"`},
+		{`{}`, ``, `  `, `{ }`},
+		{`-0`, `0`, `0.0`},
+		{`{"a":{"x":[true,false,null]},"b":"s"}`, `{"b":"s","a":{"x":[true,false,null]}}`},
+	}
+	for _, g := range groups {
+		want, ok := Hash(g[0])
+		if !ok {
+			t.Fatalf("Hash(%q) not valid JSON", g[0])
+		}
+		for _, s := range g[1:] {
+			if got, _ := Hash(s); got != want {
+				t.Errorf("Hash(%q) = %x, Hash(%q) = %x; want equal", s, got, g[0], want)
+			}
+		}
+	}
+}
+
+func TestHashDistinct(t *testing.T) {
+	values := []string{
+		`{"a":1}`, `{"a":"1"}`, `{"a":2}`, `{"b":1}`, `{"a":[1]}`, `[1,2]`, `[2,1]`,
+		`{"a":1,"b":2}`, `{"a":2,"b":1}`, `{"a":1,"a":1}`, `1`, `"1"`, `true`, `false`, `null`,
+		`{"a":0.1}`, `{"a":0.10000000000000002}`, `""`, `"a"`, `[]`, `[[]]`, `[{}]`, `{"":{}}`,
+	}
+	seen := map[uint64]string{}
+	for _, v := range values {
+		h, ok := Hash(v)
+		if !ok {
+			t.Fatalf("Hash(%q) not valid JSON", v)
+		}
+		if prev, dup := seen[h]; dup {
+			t.Errorf("Hash(%q) == Hash(%q)", v, prev)
+		}
+		seen[h] = v
+	}
+}
+
+func TestHashInvalid(t *testing.T) {
+	for _, s := range []string{`{`, `{"a"}`, `{"a":}`, `[1,]`, `01`, `-`, `1.`, `1e`, `"abc`, `"\x"`, `{"a":1}x`, `tru`, "\"a\x01\"", `{"a":"\u12"}`} {
+		if _, ok := Hash(s); ok {
+			t.Errorf("Hash(%q) reported valid JSON", s)
+		}
+	}
+	a, _ := Hash(" {oops ")
+	b, _ := Hash("{oops")
+	if a != b {
+		t.Errorf("invalid text hashes should ignore surrounding whitespace")
+	}
+}
+
+func TestHashDepthLimit(t *testing.T) {
+	deep := ""
+	for i := 0; i <= MaxDepth+1; i++ {
+		deep = "[" + deep + "]"
+	}
+	if _, ok := Hash(deep); ok {
+		t.Errorf("nesting deeper than MaxDepth accepted")
+	}
+}
+
+func TestHashNoAllocs(t *testing.T) {
+	s := `{"path":"src/main.go","lines":[1,2,3],"opts":{"recursive":true,"pattern":"fo\u006f"}}`
+	if n := testing.AllocsPerRun(100, func() { Hash(s) }); n != 0 {
+		t.Errorf("Hash allocates %v times per call", n)
+	}
+}
+
+// FuzzHash checks that Hash never panics and that re-encoding valid JSON
+// with encoding/json, which reorders keys and reformats numbers and
+// escapes, keeps the hash.
+func FuzzHash(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[true,null]}`, `[1.5e3,"x\n"]`, `"\u00e9"`, `{"z":{"y":{"x":-0.0}}}`, `12345678901234567890`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, ok := Hash(s)
+		if !ok || !utf8.ValidString(s) {
+			return
+		}
+		if trimSpace(s) == "" {
+			return
+		}
+		if !json.Valid([]byte(s)) {
+			t.Fatalf("Hash accepted %q, which is not valid JSON", s)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			return // valid JSON whose numbers overflow a float64
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Skip()
+		}
+		if h2, ok2 := Hash(string(b)); !ok2 || h2 != h {
+			t.Fatalf("Hash(%q) = %x, Hash(%q) = %x", s, h, b, h2)
+		}
+	})
+}
