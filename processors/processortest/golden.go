@@ -1,0 +1,68 @@
+package processortest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/processors"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files instead of comparing against them")
+
+// Log applies history to a fresh run of c and returns the event→decision
+// log: one line per event, and one indented line per decision it drew.
+func Log(c *processors.Chain, history []event.Event) string {
+	var b strings.Builder
+	r := c.NewRun()
+	var out processors.Out
+	for i := range history {
+		ev := history[i]
+		fmt.Fprintf(&b, "#%d %s", ev.Seq, ev.Kind)
+		switch ev.Kind {
+		case event.KindCall:
+			fmt.Fprintf(&b, " %s %s %s", ev.Call, ev.Tool, ev.Args)
+			if ev.Path != "" {
+				fmt.Fprintf(&b, " path=%s", ev.Path)
+			}
+		case event.KindResult:
+			fmt.Fprintf(&b, " %s err=%t %q", ev.Call, ev.Err, ev.Out)
+		case event.KindRunEnd:
+			fmt.Fprintf(&b, " %s", ev.Status)
+		}
+		b.WriteByte('\n')
+		c.Apply(r, &ev, &out)
+		for j := range out.Decisions {
+			fmt.Fprintf(&b, "    → %s\n", String(&out.Decisions[j]))
+		}
+	}
+	return b.String()
+}
+
+// Golden compares the log of history in c with testdata/<name>.golden, or
+// rewrites the file when the test runs with -update.
+func Golden(t *testing.T, c *processors.Chain, history []event.Event, name string) {
+	t.Helper()
+	got := Log(c, history)
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("log differs from %s (run with -update to accept, then review the diff):\n--- got\n%s--- want\n%s", path, got, want)
+	}
+}
