@@ -1,0 +1,81 @@
+package natstest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/guardstream/guardstream/internal/embedded"
+	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// RunServer starts a JetStream server on a free loopback port with its store
+// in dir (a fresh t.TempDir when dir is empty); it is shut down when the
+// test ends.
+func RunServer(t testing.TB, dir string) *server.Server {
+	t.Helper()
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	s, err := embedded.Start(embedded.Options{Name: "test", Host: "127.0.0.1", Port: -1, StoreDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+	return s
+}
+
+// Connect connects to s; the connection closes when the test ends.
+func Connect(t testing.TB, s *server.Server) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	nc, err := nats.Connect(s.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, js
+}
+
+// Provision provisions guardstream's streams on js with c, or with a
+// small default (4 partitions, memory storage) when c is nil.
+func Provision(t testing.TB, js jetstream.JetStream, c *streams.Config) streams.Config {
+	t.Helper()
+	cfg := streams.DefaultConfig()
+	cfg.Partitions, cfg.Memory = 4, true
+	if c != nil {
+		cfg = *c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := streams.Provision(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// Eventually calls f until it returns nil, failing the test with f's last
+// error if that does not happen within timeout.
+func Eventually(t testing.TB, timeout time.Duration, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not true within %v: %v", timeout, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,59 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Config tunes a Runner.
+type Config struct {
+	// Partitions is the number of partitions of AGENT_EVENTS (see
+	// streams.Config). The runner consumes all of them.
+	Partitions int
+	// Batch is the most events one batch holds.
+	Batch int
+	// AckWait is how long the server waits for an ack before redelivering.
+	// A failed batch stalls its partition this long.
+	AckWait time.Duration
+	// MaxEventBytes is the largest event accepted; larger ones go to the
+	// dead letters with reason oversize.
+	MaxEventBytes int
+	// PublishTimeout bounds the wait for the server to store a publish.
+	PublishTimeout time.Duration
+	// Logger receives the runner's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns the defaults for partitions partitions.
+func DefaultConfig(partitions int) Config {
+	return Config{
+		Partitions:     partitions,
+		Batch:          256,
+		AckWait:        10 * time.Second,
+		MaxEventBytes:  64 << 10,
+		PublishTimeout: 5 * time.Second,
+	}
+}
+
+// Validate reports every setting that is out of range.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Partitions < 1 {
+		errs = append(errs, fmt.Errorf("runner: partitions is %d; want at least 1", c.Partitions))
+	}
+	if c.Batch < 1 {
+		errs = append(errs, fmt.Errorf("runner: batch is %d; want at least 1", c.Batch))
+	}
+	if c.AckWait < time.Second {
+		errs = append(errs, fmt.Errorf("runner: ack wait is %v; want at least 1s", c.AckWait))
+	}
+	if c.MaxEventBytes < 1<<10 {
+		errs = append(errs, fmt.Errorf("runner: max event bytes is %d; want at least 1024", c.MaxEventBytes))
+	}
+	if c.PublishTimeout <= 0 || c.PublishTimeout >= c.AckWait {
+		errs = append(errs, fmt.Errorf("runner: publish timeout is %v; want a positive duration below the ack wait (%v)", c.PublishTimeout, c.AckWait))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// handle applies one event, or sends it to the dead letters. It returns an
+// error only when NATS fails.
+func (p *partition) handle(ctx context.Context, m jetstream.Msg) error {
+	meta, err := m.Metadata()
+	if err != nil {
+		return fmt.Errorf("runner: message without JetStream metadata: %w", err)
+	}
+	seq, data := meta.Sequence.Stream, m.Data()
+	subj, err := streams.ParseStored(m.Subject())
+	if err != nil {
+		return p.deadLetter(m, seq, streams.DeadSubject, err)
+	}
+	if len(data) > p.r.cfg.MaxEventBytes {
+		return p.deadLetter(m, seq, streams.DeadOversize,
+			fmt.Errorf("event is %d bytes, the limit is %d; send large outputs by reference", len(data), p.r.cfg.MaxEventBytes))
+	}
+	ev := &p.ev
+	if err := event.DecodeEvent(data, ev); err != nil {
+		return p.deadLetter(m, seq, decodeReason(err), err)
+	}
+	if err := ev.Validate(); err != nil {
+		return p.deadLetter(m, seq, streams.DeadInvalid, err)
+	}
+	if ev.Tenant != subj.Tenant || ev.Run != subj.Run || ev.Kind.Token() != subj.Kind {
+		return p.deadLetter(m, seq, streams.DeadSubject, fmt.Errorf(
+			"the payload is a %s of %s/%s but the subject says %s of %s/%s", ev.Kind, ev.Tenant, ev.Run, subj.Kind, subj.Tenant, subj.Run))
+	}
+
+	e, err := p.load(ctx, streams.RunKey(ev.Tenant, ev.Run))
+	if err != nil {
+		return err
+	}
+	if seq <= e.run.Applied {
+		return nil // a redelivery of an event already applied
+	}
+	p.r.chain.Apply(e.run, ev, &p.out)
+	if p.out.Duplicate() {
+		return p.deadLetter(m, seq, streams.DeadDuplicate,
+			fmt.Errorf("seq %d is not above %d, the last applied for this run", ev.Seq, e.run.Seq))
+	}
+	e.run.Applied = seq
+	p.touch(e)
+	for i := range p.out.Decisions {
+		if err := p.publishDecision(&p.out.Decisions[i], i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// publishDecision publishes d, the i-th decision for its event.
+func (p *partition) publishDecision(d *event.Decision, i int) error {
+	subj, err := streams.ControlSubject(d.Tenant, d.Run, d.Kind)
+	if err != nil {
+		return err // cannot happen: the event's ids were validated
+	}
+	msg := nats.NewMsg(subj)
+	msg.Data = event.AppendDecision(nil, d)
+	id := d.Tenant + "." + d.Run + "." + strconv.FormatInt(d.Seq, 10) + "." + strconv.Itoa(i)
+	f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithMsgID(id))
+	if err != nil {
+		return err
+	}
+	p.futs = append(p.futs, f)
+	return nil
+}
+
+// decodeReason maps a decode error to its dead-letter reason.
+func decodeReason(err error) streams.DeadReason {
+	switch {
+	case errors.Is(err, event.ErrWrongType):
+		return streams.DeadWrongType
+	case errors.Is(err, event.ErrVersion):
+		return streams.DeadVersion
+	case errors.Is(err, event.ErrInvalid):
+		return streams.DeadInvalid
+	}
+	return streams.DeadUndecodable
+}

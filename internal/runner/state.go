@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/guardstream/guardstream/processors"
+	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// kvPrefix is the subject prefix of the guard_runs bucket's keys.
+const kvPrefix = "$KV." + streams.RunsBucket + "."
+
+// entry is a cached run.
+type entry struct {
+	key   string
+	run   *processors.Run
+	rev   uint64 // guard_runs revision the snapshot was read or written at; 0 if none
+	dirty bool
+}
+
+// load returns the cached run under key, reading its snapshot from
+// guard_runs on a miss.
+func (p *partition) load(ctx context.Context, key string) (*entry, error) {
+	if e, ok := p.cache[key]; ok {
+		return e, nil
+	}
+	e := &entry{key: key}
+	msg, err := p.r.runs.GetLastMsgForSubject(ctx, kvPrefix+key)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		e.run = p.r.chain.NewRun()
+	case err != nil:
+		return nil, fmt.Errorf("runner: loading run %s: %w", key, err)
+	default:
+		e.rev = msg.Sequence
+		if op := msg.Header.Get("KV-Operation"); op != "" {
+			e.run = p.r.chain.NewRun() // deleted or purged
+			break
+		}
+		if e.run, err = p.r.chain.Decode(msg.Data); err != nil {
+			// A snapshot this chain cannot read would stop the run's
+			// guards for good; start over and say so loudly.
+			p.log.Error("unreadable run snapshot; starting the run's state afresh", "run", key, "rev", msg.Sequence, "err", err)
+			e.run = p.r.chain.NewRun()
+		}
+	}
+	p.cache[key] = e
+	return e, nil
+}
+
+// touch marks e as changed by the current batch.
+func (p *partition) touch(e *entry) {
+	if !e.dirty {
+		e.dirty = true
+		p.dirty = append(p.dirty, e)
+	}
+}
+
+// flush writes the snapshot of every run the batch changed, each with
+// compare-and-set on the revision it was read or written at, and forgets
+// runs that will not change again.
+func (p *partition) flush(ctx context.Context) error {
+	for _, e := range p.dirty {
+		snap, err := p.r.chain.Encode(e.run)
+		if err != nil {
+			return err
+		}
+		msg := nats.NewMsg(kvPrefix + e.key)
+		msg.Data = snap
+		f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithExpectLastSequencePerSubject(e.rev))
+		if err != nil {
+			return err
+		}
+		p.futs = append(p.futs, f)
+	}
+	err := p.await(ctx, func(i int, ack *jetstream.PubAck) {
+		e := p.dirty[i]
+		e.rev, e.dirty = ack.Sequence, false
+		if e.run.Status == processors.StatusEnded || e.run.Status == processors.StatusStopped {
+			delete(p.cache, e.key)
+		}
+	})
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
+		return errors.Join(errFenced, err)
+	}
+	return err
+}
