@@ -58,7 +58,9 @@ func Start(o Options) (*server.Server, error) {
 // logger adapts slog to the server's logging interface.
 type logger struct{ l *slog.Logger }
 
-func (l logger) Noticef(format string, v ...any) { l.l.Info(fmt.Sprintf(format, v...)) }
+// Noticef logs at debug: the server's notices (its banner, every
+// connection) would drown guard-consumer's own lines.
+func (l logger) Noticef(format string, v ...any) { l.l.Debug(fmt.Sprintf(format, v...)) }
 func (l logger) Warnf(format string, v ...any)   { l.l.Warn(fmt.Sprintf(format, v...)) }
 func (l logger) Errorf(format string, v ...any)  { l.l.Error(fmt.Sprintf(format, v...)) }
 func (l logger) Fatalf(format string, v ...any)  { l.l.Error(fmt.Sprintf(format, v...)) }

@@ -218,8 +218,8 @@ func TestDetector(t *testing.T) {
 			want: map[int64]string{2: "allow", 4: "allow", 6: "allow", 8: "allow", 10: "allow", 12: "allow"},
 		},
 		{
-			name:   "progress-aware: an identical call with an unchanged result is still a loop",
-			policy: func(p *loop.Policy) { p.ProgressAware = true },
+			name:    "progress-aware: an identical call with an unchanged result is still a loop",
+			policy:  func(p *loop.Policy) { p.ProgressAware = true },
 			history: func(h *processortest.History) { calls(h, 3, "job_status", `{"id":7}`, "running 10%") },
 			want:    map[int64]string{2: "allow", 4: "allow", 6: "advise:avoid_repeat allow"},
 		},

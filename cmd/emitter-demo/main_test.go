@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDemo runs the demo as a user would, in-process, and checks that each
+// agent met the guard it was written to meet.
+func TestDemo(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	got := out.String()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^looper .*\n(.*\n)*  c3 .*→ allow\n\s+advice avoid_repeat`),
+		regexp.MustCompile(`(?m)^  c5 +read_file .*→ stop LOOP_DETECTED`),
+		regexp.MustCompile(`advice break_cycle`),
+		regexp.MustCompile(`stopped by the loop guard: TOO_MANY_MISTAKES`),
+		regexp.MustCompile(`advice read_errors`),
+	} {
+		if !want.MatchString(got) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	careful := got[strings.Index(got, "careful"):strings.Index(got, "looper")]
+	if strings.Contains(careful, "advice") || strings.Count(careful, "→ allow") != 5 {
+		t.Errorf("the careful agent should see five allows and no advice:\n%s", careful)
+	}
+}
+
+func TestDemoFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-nope"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "emitter-demo -h") {
+		t.Errorf("bad flag: exit %d, stderr %q; want 2 and a pointer to -h", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"-nats-url", "nats://127.0.0.1:1"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "is guard-consumer running") {
+		t.Errorf("unreachable server: exit %d, stderr %q", code, errOut.String())
+	}
+}

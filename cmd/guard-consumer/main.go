@@ -1,0 +1,187 @@
+// Command guard-consumer enforces runtime guardrails for fleets of
+// tool-using LLM agents: it consumes the events agents publish to NATS
+// JetStream and publishes allow, advise, reject, defer and stop decisions
+// back.
+//
+// With no flags it starts an embedded JetStream server on 127.0.0.1:4222
+// and stores its data under the user's state directory:
+//
+//	go run ./cmd/guard-consumer
+//
+// With --nats-url it uses an existing server or cluster instead.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/guardstream/guardstream/guard"
+	"github.com/guardstream/guardstream/internal/embedded"
+	"github.com/guardstream/guardstream/internal/runner"
+	"github.com/guardstream/guardstream/internal/service"
+	"github.com/guardstream/guardstream/streams"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError is a mistake on the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, printPolicy, err := parse(args, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "guard-consumer: %v\nRun 'guard-consumer -h' for the flags.\n", err)
+		return 2
+	}
+	if printPolicy {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(cfg.Policy)
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := cfg.Logger
+	svc, err := service.Start(ctx, cfg)
+	if err != nil {
+		log.Error("cannot start", "err", err)
+		return 1
+	}
+	log.Info("guard-consumer running; stop with Ctrl-C", "nats", svc.URL(), "partitions", cfg.Streams.Partitions)
+	<-ctx.Done()
+	log.Info("shutting down")
+	if err := svc.Close(); err != nil {
+		log.Error("shutdown", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func parse(args []string, stderr io.Writer) (service.Config, bool, error) {
+	fs := flag.NewFlagSet("guard-consumer", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sc := streams.DefaultConfig()
+	rc := runner.DefaultConfig(sc.Partitions)
+	var (
+		natsURL     = fs.String("nats-url", "", "use the NATS server or cluster at this URL (e.g. nats://10.0.0.1:4222,nats://10.0.0.2:4222)\ninstead of starting an embedded one")
+		listen      = fs.String("listen", "127.0.0.1:4222", "host:port the embedded server listens on for agents (port -1 picks a free port)")
+		dataDir     = fs.String("data-dir", defaultDataDir(), "JetStream storage directory of the embedded server")
+		policyPath  = fs.String("policy", "", "JSON policy file; settings it leaves out keep their defaults (see -print-policy)")
+		printPolicy = fs.Bool("print-policy", false, "print the effective policy as JSON and exit")
+		logLevel    = fs.String("log-level", "info", "log level: debug, info, warn or error")
+		logFormat   = fs.String("log-format", "text", "log format: text or json")
+	)
+	fs.IntVar(&sc.Partitions, "partitions", sc.Partitions, "number of event partitions; fixed once the streams exist")
+	fs.IntVar(&sc.Replicas, "replicas", sc.Replicas, "replicas of every stream and bucket: 1 on one server, 3 on a cluster")
+	fs.DurationVar(&sc.EventMaxAge, "event-max-age", sc.EventMaxAge, "how long AGENT_EVENTS keeps events")
+	fs.DurationVar(&sc.Duplicates, "duplicates", sc.Duplicates, "window in which a republished event or decision is dropped")
+	fs.IntVar(&rc.Batch, "batch", rc.Batch, "most events processed per batch")
+	fs.DurationVar(&rc.AckWait, "ack-wait", rc.AckWait, "time the server waits for an ack before redelivering")
+	fs.IntVar(&rc.MaxEventBytes, "max-event-bytes", rc.MaxEventBytes, "largest event accepted; larger ones are dead-lettered")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `guard-consumer enforces runtime guardrails for LLM agent fleets over NATS JetStream.
+
+Usage:
+  guard-consumer [flags]
+
+With no flags it starts an embedded JetStream server on 127.0.0.1:4222, with
+its data in %s, and guards every agent that publishes to it.
+
+Flags:
+`, defaultDataDir())
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return service.Config{}, false, err
+		}
+		return service.Config{}, false, usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return service.Config{}, false, usageError{fmt.Sprintf("unexpected argument %q; guard-consumer takes only flags", fs.Arg(0))}
+	}
+
+	logger, err := newLogger(*logLevel, *logFormat, stderr)
+	if err != nil {
+		return service.Config{}, false, err
+	}
+	pol := guard.DefaultPolicy()
+	if *policyPath != "" {
+		if pol, err = guard.Load(*policyPath); err != nil {
+			return service.Config{}, false, err
+		}
+	}
+	cfg := service.Config{NATSURL: *natsURL, Streams: sc, Runner: rc, Policy: pol, Logger: logger}
+	if *natsURL == "" {
+		host, port, err := splitListen(*listen)
+		if err != nil {
+			return service.Config{}, false, err
+		}
+		cfg.Embedded = embedded.Options{Name: "guard-consumer", Host: host, Port: port, StoreDir: *dataDir, Logger: logger.With("component", "nats-server")}
+	}
+	if err := sc.Validate(); err != nil {
+		return service.Config{}, false, usageError{err.Error()}
+	}
+	rc.Partitions = sc.Partitions
+	if err := rc.Validate(); err != nil {
+		return service.Config{}, false, usageError{err.Error()}
+	}
+	return cfg, *printPolicy, nil
+}
+
+func splitListen(s string) (string, int, error) {
+	host, portStr, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", 0, usageError{fmt.Sprintf("-listen %q: want host:port, such as 127.0.0.1:4222", s)}
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port < -1 || port > 65535 {
+		return "", 0, usageError{fmt.Sprintf("-listen %q: the port must be a number from 0 to 65535, or -1 for any free port", s)}
+	}
+	return host, port, nil
+}
+
+func newLogger(level, format string, w io.Writer) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usageError{fmt.Sprintf("-log-level %q: want debug, info, warn or error", level)}
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, usageError{fmt.Sprintf("-log-format %q: want text or json", format)}
+}
+
+// defaultDataDir is $XDG_STATE_HOME/guardstream, or ~/.local/state/guardstream.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "guardstream")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "guardstream")
+	}
+	return filepath.Join(os.TempDir(), "guardstream")
+}
+

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/guardstream/guardstream/client"
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/guard"
+	"github.com/nats-io/nats.go"
+)
+
+func TestFlagMistakes(t *testing.T) {
+	policy := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"loop":{"repeat_limt":5}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"-partitions", "0"}, "partitions is 0"},
+		{[]string{"-listen", "4222"}, "want host:port"},
+		{[]string{"-listen", "127.0.0.1:99999"}, "port must be a number"},
+		{[]string{"-log-level", "loud"}, "want debug, info, warn or error"},
+		{[]string{"-log-format", "xml"}, "want text or json"},
+		{[]string{"-replicas", "2"}, "want 1, 3 or 5"},
+		{[]string{"-policy", "/does/not/exist.json"}, "reading policy"},
+		{[]string{"-policy", policy}, `unknown field "repeat_limt"`},
+		{[]string{"-frobnicate"}, "flag provided but not defined"},
+		{[]string{"serve"}, `unexpected argument "serve"`},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(tc.args, &out, &errOut)
+		if code != 2 || !strings.Contains(errOut.String(), tc.says) || !strings.Contains(errOut.String(), "guard-consumer -h") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2, %q and a pointer to -h", tc.args, code, errOut.String(), tc.says)
+		}
+	}
+}
+
+func TestHelpExplainsEveryFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errOut); code != 0 {
+		t.Fatalf("-h: exit %d", code)
+	}
+	for _, flag := range []string{"nats-url", "listen", "data-dir", "policy", "print-policy", "partitions", "replicas", "log-level", "log-format", "batch", "ack-wait", "max-event-bytes", "event-max-age", "duplicates"} {
+		if !strings.Contains(errOut.String(), "-"+flag) {
+			t.Errorf("-h does not explain -%s", flag)
+		}
+	}
+}
+
+func TestPrintPolicy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(path, []byte(`{"loop":{"action":"inject_steer"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-policy", path, "-print-policy"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	got, err := guard.Parse(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := guard.DefaultPolicy()
+	want.Loop.Action = "inject_steer"
+	if g, w := mustJSON(t, got), mustJSON(t, want); g != w {
+		t.Errorf("printed policy %s, want the defaults with the file's override: %s", g, w)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestServesAndShutsDownOnSIGTERM starts guard-consumer with its embedded
+// server, as the README's first command does, checks that it guards a call,
+// and stops it with SIGTERM.
+func TestServesAndShutsDownOnSIGTERM(t *testing.T) {
+	pr, pw := io.Pipe()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run([]string{"-listen", "127.0.0.1:-1", "-data-dir", t.TempDir(), "-partitions", "2"}, io.Discard, pw)
+		pw.Close()
+	}()
+	urlRe := regexp.MustCompile(`guard-consumer running.* nats=(nats://\S+)`)
+	lines := bufio.NewScanner(pr)
+	var url string
+	for url == "" && lines.Scan() {
+		if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
+			url = m[1]
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if url == "" {
+		t.Fatal("guard-consumer never said it was running")
+	}
+
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c, err := client.New(nc, "acme", client.WithVerdictTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r, err := c.Start(ctx, "cli", client.RunSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := r.Call(ctx, client.Call{Tool: "ls", Args: `{}`})
+	if err != nil || v.Kind != event.Allow {
+		t.Fatalf("call: %s, %v; want allow", v.Kind, err)
+	}
+	r.Close()
+
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Errorf("exit %d after SIGTERM, want 0", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("guard-consumer did not stop within 20s of SIGTERM")
+	}
+}

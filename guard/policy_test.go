@@ -1,0 +1,35 @@
+package guard_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/guardstream/guardstream/guard"
+)
+
+func TestParse(t *testing.T) {
+	p, err := guard.Parse([]byte(`{"loop":{"repeat_limit":7,"exempt":["poll"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Loop.RepeatLimit != 7 || p.Loop.RepeatAdvise != 3 || len(p.Loop.Exempt) != 1 {
+		t.Errorf("got %+v; want repeat_limit 7 over the defaults", p.Loop)
+	}
+	for doc, says := range map[string]string{
+		`{"loop":{"repeat_limt":7}}`:    `unknown field "repeat_limt"`,
+		`{"loop":{"repeat_advise":9}}`:  "must be below",
+		`{"loop":{"action":"explode"}}`: `loop.action is "explode"`,
+		`{"loop":`:                      "parsing policy",
+	} {
+		if _, err := guard.Parse([]byte(doc)); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("Parse(%s) = %v; want an error saying %q", doc, err, says)
+		}
+	}
+}
+
+func TestChainFollowsPolicy(t *testing.T) {
+	c := guard.Chain(guard.DefaultPolicy())
+	if len(c.Processors()) == 0 || c.Processors()[0].Name() != "loop" {
+		t.Errorf("chain %v; want the loop guard", c.Processors())
+	}
+}

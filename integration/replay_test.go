@@ -1,0 +1,187 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/guardstream/guardstream/client"
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/guard"
+	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// fleet runs a few scripted agents concurrently: one well-behaved, one
+// looping, one alternating, one whose tool keeps failing.
+func fleet(t *testing.T, c *client.Client, prefix string) {
+	t.Helper()
+	ctx := context.Background()
+	type script func(i int) (tool, args string, fails bool)
+	scripts := map[string]script{
+		"careful": func(i int) (string, string, bool) {
+			return []string{"list_dir", "read_file", "edit_file", "run_tests"}[i%4], fmt.Sprintf(`{"n":%d}`, i), false
+		},
+		"looper":   func(int) (string, string, bool) { return "read_file", `{"path":"a"}`, false },
+		"pingpong": func(i int) (string, string, bool) { return []string{"open", "close"}[i%2], `{}`, false },
+		"flaky":    func(i int) (string, string, bool) { return "build", fmt.Sprintf(`{"try":%d}`, i), true },
+	}
+	var wg sync.WaitGroup
+	for name, next := range scripts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := c.Start(ctx, prefix+name, client.RunSpec{Agent: name})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer r.Close()
+			for i := range 9 {
+				tool, args, fails := next(i)
+				if err := r.Step(ctx, int64(i)); err != nil {
+					t.Error(err)
+					return
+				}
+				v, err := r.Call(ctx, client.Call{Tool: tool, Args: args})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if v.Kind == event.Stop {
+					return
+				}
+				if err := r.Result(ctx, client.Result{Call: v.Call, Err: fails, Out: "out"}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			if err := r.End(ctx, event.StatusCompleted); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// record is a control message as stored: what byte-identical means.
+type record struct {
+	subject, msgID string
+	data           []byte
+}
+
+func (r record) String() string { return fmt.Sprintf("%s %s %x", r.subject, r.msgID, r.data) }
+
+func records(msgs []*jetstream.RawStreamMsg) []record {
+	out := make([]record, len(msgs))
+	for i, m := range msgs {
+		out[i] = record{subject: m.Subject, msgID: m.Header.Get(jetstream.MsgIDHeader), data: m.Data}
+	}
+	return out
+}
+
+// byRun groups records by run, keeping their order.
+func byRun(t *testing.T, rs []record) map[string][]record {
+	out := map[string][]record{}
+	for _, r := range rs {
+		var d event.Decision
+		if err := event.DecodeDecision(r.data, &d); err != nil {
+			t.Fatal(err)
+		}
+		out[d.Tenant+"/"+d.Run] = append(out[d.Tenant+"/"+d.Run], r)
+	}
+	return out
+}
+
+// TestReplayIsByteIdentical re-processes the recorded event stream with a
+// fresh consumer on fresh state and compares the control streams byte for
+// byte. With one partition the whole stream must be identical; with
+// several, each run's decisions must be, since runs in different
+// partitions interleave in whatever order their consumers happened to run.
+func TestReplayIsByteIdentical(t *testing.T) {
+	for _, partitions := range []int{1, 4} {
+		t.Run(fmt.Sprintf("partitions=%d", partitions), func(t *testing.T) {
+			s := newSystem(t, partitions)
+			stop := s.startGuard(guard.DefaultPolicy())
+			fleet(t, s.client("acme"), "")
+			s.settle()
+			original := records(s.all(streams.ControlStream))
+			if len(original) < 30 {
+				t.Fatalf("only %d decisions recorded; the fleet should draw more", len(original))
+			}
+			stop()
+
+			// Fresh state: no consumers, no run snapshots, no decisions.
+			ctx := context.Background()
+			for p := range partitions {
+				if err := s.js.DeleteConsumer(ctx, streams.EventStream, streams.ConsumerName(p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.js.DeleteKeyValue(ctx, streams.RunsBucket); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.js.DeleteStream(ctx, streams.ControlStream); err != nil {
+				t.Fatal(err)
+			}
+			if err := streams.Provision(ctx, s.js, s.cfg); err != nil {
+				t.Fatal(err)
+			}
+			s.startGuard(guard.DefaultPolicy())
+			s.settle()
+			replayed := records(s.msgs(streams.ControlStream, len(original)))
+
+			if partitions == 1 {
+				for i := range original {
+					if original[i].subject != replayed[i].subject || original[i].msgID != replayed[i].msgID || !bytes.Equal(original[i].data, replayed[i].data) {
+						t.Fatalf("decision %d differs:\noriginal %s\nreplayed %s", i, original[i], replayed[i])
+					}
+				}
+			}
+			want, got := byRun(t, original), byRun(t, replayed)
+			if len(want) != len(got) {
+				t.Fatalf("%d runs decided originally, %d on replay", len(want), len(got))
+			}
+			for run, w := range want {
+				g := got[run]
+				if len(g) != len(w) {
+					t.Fatalf("run %s: %d decisions originally, %d on replay", run, len(w), len(g))
+				}
+				for i := range w {
+					if w[i].subject != g[i].subject || w[i].msgID != g[i].msgID || !bytes.Equal(w[i].data, g[i].data) {
+						t.Fatalf("run %s decision %d differs:\noriginal %s\nreplayed %s", run, i, w[i], g[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRedeliveryHasNoEffect makes the server deliver every event again to a
+// consumer whose run state already reflects them: nothing may change.
+func TestRedeliveryHasNoEffect(t *testing.T) {
+	s := newSystem(t, 2)
+	stop := s.startGuard(guard.DefaultPolicy())
+	fleet(t, s.client("acme"), "")
+	s.settle()
+	before := records(s.all(streams.ControlStream))
+	stop()
+
+	ctx := context.Background()
+	for p := range 2 {
+		if err := s.js.DeleteConsumer(ctx, streams.EventStream, streams.ConsumerName(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.startGuard(guard.DefaultPolicy()) // new consumers start from the first event
+	s.settle()
+	after := records(s.all(streams.ControlStream))
+	if len(after) != len(before) {
+		t.Fatalf("redelivery changed the control stream: %d decisions before, %d after", len(before), len(after))
+	}
+	if dlq := s.all(streams.DeadLetterStream); len(dlq) != 0 {
+		t.Fatalf("redelivery produced %d dead letters, first: %s %s", len(dlq), dlq[0].Subject, dlq[0].Header.Get(streams.HeaderError))
+	}
+}
