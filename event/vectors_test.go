@@ -1,0 +1,1024 @@
+package event_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/vectors.json from the Go values in vectors_test.go")
+
+const (
+	vectorsFile = "testdata/vectors.json"
+	schemaDir   = "testdata/schema"
+)
+
+// vector is one entry of testdata/vectors.json: the msgpack bytes of an
+// event or a decision, in hex, and the same map as a JSON object.
+type vector struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // "event" or "decision"
+	// Extra marks a vector whose map holds keys the contract does not
+	// define: decoders ignore them, so re-encoding drops them.
+	Extra bool            `json:"extra,omitempty"`
+	Note  string          `json:"note,omitempty"`
+	Hex   string          `json:"hex"`
+	JSON  json.RawMessage `json:"json"`
+}
+
+// Values shared by the vectors: one run of tenant acme that starts on
+// 2026-01-01T00:00:00Z, one event per second.
+const (
+	tenant = "acme"
+	run    = "run-42"
+	t0     = 1767225600000
+)
+
+// ev returns the envelope of the run's event of kind k at seq.
+func ev(k event.Kind, seq int64) event.Event {
+	return event.Event{V: event.Version, Kind: k, Tenant: tenant, Run: run, Seq: seq, TS: t0 + (seq-1)*1000}
+}
+
+// dec returns the envelope of a decision of kind k about the event at seq.
+func dec(k event.DecisionKind, seq int64) event.Decision {
+	return event.Decision{V: event.Version, Kind: k, Tenant: tenant, Run: run, Seq: seq, TS: t0 + (seq-1)*1000}
+}
+
+// source is how a vector is made: from a Go value through the package's
+// encoder, or, for the vectors with unknown keys, from a map encoded by
+// msgpack/v5 directly.
+type source struct {
+	name, note string
+	event      *event.Event
+	decision   *event.Decision
+	raw        map[string]any // typ says whether it is an event or a decision
+	typ        string
+}
+
+func evSrc(name, note string, e event.Event) source {
+	return source{name: "event/" + name, note: note, event: &e}
+}
+
+func decSrc(name, note string, d event.Decision) source {
+	return source{name: "decision/" + name, note: note, decision: &d}
+}
+
+const (
+	sigRead = "1b7e5bb760b98528"
+	sigEdit = "c0ffee00deadbeef"
+)
+
+// sources returns the vectors, in the order testdata/vectors.json lists
+// them.
+func sources() []source {
+	with := func(e event.Event, f func(*event.Event)) event.Event { f(&e); return e }
+	withD := func(d event.Decision, f func(*event.Decision)) event.Decision { f(&d); return d }
+	editArgs := `{"path":"src/main.go","old":"if a < b {","new":"if a <= b {"}`
+	return []source{
+		evSrc("run_start", "", with(ev(event.KindRunStart, 1), func(e *event.Event) { e.Agent = "coder" })),
+		evSrc("run_start_no_agent", "every optional field left out", ev(event.KindRunStart, 1)),
+		evSrc("step", "", with(ev(event.KindStep, 2), func(e *event.Event) { e.Step = 1 })),
+		evSrc("step_zero", "step 0 is the zero value, so it is left out", ev(event.KindStep, 2)),
+		evSrc("call", "only the required fields of a call", with(ev(event.KindCall, 3), func(e *event.Event) {
+			e.Call, e.Tool = "c1", "list_files"
+		})),
+		evSrc("call_full", "every field of a call set; args is JSON text, a msgpack string", with(ev(event.KindCall, 5), func(e *event.Event) {
+			e.Call, e.Tool, e.Args, e.Path = "c2", "edit_file", editArgs, "src/main.go"
+		})),
+		evSrc("result", "", with(ev(event.KindResult, 4), func(e *event.Event) {
+			e.Call, e.Out = "c1", "main.go\nutil.go\n"
+		})),
+		evSrc("result_full", "every field of a result set: the call's tool, args and path repeated, and a failure", with(ev(event.KindResult, 6), func(e *event.Event) {
+			e.Call, e.Tool, e.Args, e.Path = "c2", "edit_file", editArgs, "src/main.go"
+			e.Err, e.Out = true, `edit_file: "if a < b {" not found in src/main.go`
+		})),
+		evSrc("heartbeat", "", ev(event.KindHeartbeat, 7)),
+		evSrc("run_end", "", with(ev(event.KindRunEnd, 8), func(e *event.Event) { e.Status = event.StatusCompleted })),
+		evSrc("run_end_failed", "", with(ev(event.KindRunEnd, 8), func(e *event.Event) { e.Status = event.StatusFailed })),
+		evSrc("run_end_cancelled", "", with(ev(event.KindRunEnd, 8), func(e *event.Event) { e.Status = event.StatusCancelled })),
+		evSrc("widths", "seq as a uint16, ts as a uint64, a str8 argument, non-ASCII ids and text",
+			with(ev(event.KindCall, 300), func(e *event.Event) {
+				e.Call, e.Tool, e.Path = "c-ü", "search", "docs/naïve.md"
+				e.Args = `{"q":"café 🚀","limit":20}`
+			})),
+		evSrc("widths_result", "seq as a uint32 and a 300-byte output (str16)", with(ev(event.KindResult, 70000), func(e *event.Event) {
+			e.Call, e.Out = "c-ü", strings.Repeat("0123456789", 30)
+		})),
+		evSrc("step_large", "seq as a uint8 and step as a uint32", with(ev(event.KindStep, 200), func(e *event.Event) { e.Step = 70000 })),
+		{
+			name: "event/extra_keys", typ: "event",
+			note: "unknown keys of every type, keys in sorted rather than Go's order: decoders ignore the unknown keys, so re-encoding drops them",
+			raw: map[string]any{
+				"v": 1, "k": 4, "tn": tenant, "run": run, "seq": 9, "ts": t0 + 8000,
+				"call": "c3", "tool": "read_file", "args": `{"path":"a.go"}`,
+				"trace":    "4bf92f3577b34da6a3ce929d0e0e4736",
+				"x_future": map[string]any{"n": -5, "list": []any{1, "two", true, nil}},
+			},
+		},
+
+		decSrc("allow", "a plain allow: no guard, no message", withD(dec(event.Allow, 3), func(d *event.Decision) { d.Call = "c1" })),
+		decSrc("repair", "", withD(dec(event.Repair, 5), func(d *event.Decision) {
+			d.Call, d.Guard, d.Msg = "c2", "schema", "renamed key filePath to path"
+		})),
+		decSrc("advise", "a steer constraint and a counter", withD(dec(event.Advise, 13), func(d *event.Decision) {
+			d.Call, d.Guard = "c5", "loop"
+			d.Steer = &event.Steer{Kind: event.SteerAvoidRepeat, Sig: sigRead, Tool: "read_file"}
+			d.Counts = []event.Counter{{Name: "repeat", Value: 3}}
+			d.Msg = "you have made this exact read_file call 3 times in a row; change the arguments or the approach"
+		})),
+		decSrc("advise_counters", "several counters, a constraint with a tool but no signature", withD(dec(event.Advise, 21), func(d *event.Decision) {
+			d.Call, d.Guard = "c9", "loop"
+			d.Steer = &event.Steer{Kind: event.SteerVaryApproach, Tool: "grep"}
+			d.Counts = []event.Counter{{Name: "same_tool", Value: 4}, {Name: "window", Value: 6}, {Name: "delta", Value: -1}}
+			d.Msg = "grep was called 4 times in a row with different arguments; step back"
+		})),
+		decSrc("advise_bare", "a constraint with only its kind, answering a result", withD(dec(event.Advise, 14), func(d *event.Decision) {
+			d.Call, d.Guard = "c5", "loop"
+			d.Steer = &event.Steer{Kind: event.SteerReadErrors}
+			d.Counts = []event.Counter{{Name: "mistakes", Value: 3}}
+		})),
+		decSrc("advise_override", "", withD(dec(event.Advise, 19), func(d *event.Decision) {
+			d.Call, d.Guard = "c8", "loop"
+			d.Steer = &event.Steer{Kind: event.SteerOverride, Sig: sigEdit, Tool: "edit_file"}
+			d.Counts = []event.Counter{{Name: "repeat", Value: 5}}
+			d.Msg = "the same edit_file call was made 5 times in a row; this call was refused, and repeating it once more stops the run"
+		})),
+		decSrc("advise_break_cycle", "", withD(dec(event.Advise, 25), func(d *event.Decision) {
+			d.Call, d.Guard = "c11", "loop"
+			d.Steer = &event.Steer{Kind: event.SteerBreakCycle, Sig: sigRead}
+			d.Counts = []event.Counter{{Name: "window", Value: 6}}
+		})),
+		decSrc("reject", "", withD(dec(event.Reject, 19), func(d *event.Decision) {
+			d.Call, d.Guard, d.Reason = "c8", "loop", event.ReasonLoopDetected
+			d.Counts = []event.Counter{{Name: "repeat", Value: 5}}
+			d.Msg = "the same edit_file call was made 5 times in a row; refused"
+		})),
+		decSrc("defer", "", withD(dec(event.Defer, 27), func(d *event.Decision) {
+			d.Call, d.Msg = "c12", "too many calls in flight; wait for an allow"
+		})),
+		decSrc("stop", "a stop that is also the verdict of the call it answers", withD(dec(event.Stop, 21), func(d *event.Decision) {
+			d.Call, d.Guard, d.Reason, d.Outcome = "c9", "loop", event.ReasonSystemError, event.StatusFailed
+			d.Counts = []event.Counter{{Name: "repeat", Value: 6}}
+			d.Msg = "edit_file repeated the call c0ffee00deadbeef again after an override constraint"
+		})),
+		decSrc("stop_run", "a stop without a call id: it answers an event that is not a call or a result", withD(dec(event.Stop, 30), func(d *event.Decision) {
+			d.Guard, d.Reason, d.Outcome = "loop", event.ReasonTooManyMistakes, event.StatusFailed
+			d.Counts = []event.Counter{{Name: "mistakes", Value: 6}}
+			d.Msg = "6 tool rounds in a row failed"
+		})),
+		decSrc("stop_completed", "complete_with_warning: the run is over but its outcome is completed", withD(dec(event.Stop, 11), func(d *event.Decision) {
+			d.Call, d.Guard, d.Reason, d.Outcome = "c6", "loop", event.ReasonLoopDetected, event.StatusCompleted
+			d.Counts = []event.Counter{{Name: "repeat", Value: 5}}
+			d.Msg = "completed with a warning: the same read_file call was made 5 times in a row"
+		})),
+		{
+			name: "decision/extra_keys", typ: "decision",
+			note: "unknown keys at the top, inside steer and inside a counter, keys in sorted order: decoders ignore the unknown keys, so re-encoding drops them",
+			raw: map[string]any{
+				"v": 1, "k": 3, "tn": tenant, "run": run, "seq": 13, "ts": t0 + 12000,
+				"call": "c5", "g": "loop",
+				"steer":  map[string]any{"c": "avoid_repeat", "sig": sigRead, "tool": "read_file", "weight": 2},
+				"ctr":    []any{map[string]any{"n": "repeat", "v": 3, "unit": "calls"}},
+				"rev":    12,
+				"labels": []any{"a", "b"},
+			},
+		},
+	}
+}
+
+// build turns src into a vector.
+func build(src source) (vector, error) {
+	v := vector{Name: src.name, Note: src.note}
+	var b []byte
+	var js []byte
+	var err error
+	switch {
+	case src.event != nil:
+		v.Type = "event"
+		b = event.AppendEvent(nil, src.event)
+		js, err = wireJSON(reflect.ValueOf(*src.event))
+	case src.decision != nil:
+		v.Type = "decision"
+		b = event.AppendDecision(nil, src.decision)
+		js, err = wireJSON(reflect.ValueOf(*src.decision))
+	default:
+		v.Type, v.Extra = src.typ, true
+		var buf bytes.Buffer
+		enc := msgpack.NewEncoder(&buf)
+		enc.SetSortMapKeys(true)
+		enc.UseCompactInts(true)
+		if err := enc.Encode(src.raw); err != nil {
+			return v, err
+		}
+		b = buf.Bytes()
+		js, err = marshalJSON(src.raw)
+	}
+	v.Hex, v.JSON = hex.EncodeToString(b), js
+	return v, err
+}
+
+// render returns the text of testdata/vectors.json: one vector per
+// object, its JSON form on one line.
+func render(vs []vector) []byte {
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	for i, v := range vs {
+		b.WriteString("  {\n")
+		fmt.Fprintf(&b, "    \"name\": %s,\n", mustJSON(v.Name))
+		fmt.Fprintf(&b, "    \"type\": %s,\n", mustJSON(v.Type))
+		if v.Extra {
+			b.WriteString("    \"extra\": true,\n")
+		}
+		if v.Note != "" {
+			fmt.Fprintf(&b, "    \"note\": %s,\n", mustJSON(v.Note))
+		}
+		fmt.Fprintf(&b, "    \"hex\": %s,\n", mustJSON(v.Hex))
+		fmt.Fprintf(&b, "    \"json\": %s\n", v.JSON)
+		b.WriteString("  }")
+		if i < len(vs)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("]\n")
+	return b.Bytes()
+}
+
+func mustJSON(v any) []byte {
+	b, err := marshalJSON(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// marshalJSON is json.Marshal without HTML escaping, so JSON text inside
+// strings stays readable.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// wireJSON returns the JSON form of a wire value, built from its struct
+// tags and independent of the msgpack encoder: an object with the msgpack
+// keys in field order, zero-valued omitempty fields left out.
+func wireJSON(v reflect.Value) ([]byte, error) {
+	switch v.Kind() {
+	case reflect.Struct:
+		var b bytes.Buffer
+		b.WriteByte('{')
+		n := 0
+		for i := 0; i < v.NumField(); i++ {
+			key, omit, ok := wireKey(v.Type().Field(i))
+			if !ok || (omit && v.Field(i).IsZero()) {
+				continue
+			}
+			val, err := wireJSON(v.Field(i))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			b.Write(mustJSON(key))
+			b.WriteByte(':')
+			b.Write(val)
+		}
+		b.WriteByte('}')
+		return b.Bytes(), nil
+	case reflect.Pointer:
+		if v.IsNil() {
+			return []byte("null"), nil
+		}
+		return wireJSON(v.Elem())
+	case reflect.Slice:
+		var b bytes.Buffer
+		b.WriteByte('[')
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			val, err := wireJSON(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			b.Write(val)
+		}
+		b.WriteByte(']')
+		return b.Bytes(), nil
+	case reflect.String:
+		return marshalJSON(v.String())
+	case reflect.Bool:
+		return []byte(strconv.FormatBool(v.Bool())), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return []byte(strconv.FormatInt(v.Int(), 10)), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return []byte(strconv.FormatUint(v.Uint(), 10)), nil
+	}
+	return nil, fmt.Errorf("no JSON form for %s", v.Type())
+}
+
+// wireKey returns the msgpack key of a struct field and whether it is
+// omitted when zero; ok is false for fields that are not on the wire.
+func wireKey(f reflect.StructField) (key string, omitempty, ok bool) {
+	tag := f.Tag.Get("msgpack")
+	if tag == "" || tag == "-" || !f.IsExported() {
+		return "", false, false
+	}
+	key, opts, _ := strings.Cut(tag, ",")
+	return key, slices.Contains(strings.Split(opts, ","), "omitempty"), true
+}
+
+// loadVectors reads testdata/vectors.json.
+func loadVectors(t *testing.T) []vector {
+	t.Helper()
+	b, err := os.ReadFile(vectorsFile)
+	if err != nil {
+		t.Fatalf("%v (run go test ./event -run TestVectorsFile -update to create it)", err)
+	}
+	var vs []vector
+	if err := json.Unmarshal(b, &vs); err != nil {
+		t.Fatalf("%s: %v", vectorsFile, err)
+	}
+	if len(vs) == 0 {
+		t.Fatalf("%s holds no vectors", vectorsFile)
+	}
+	return vs
+}
+
+// TestVectorsFile checks that testdata/vectors.json is what the Go values
+// in sources produce, or rewrites it with -update.
+func TestVectorsFile(t *testing.T) {
+	var vs []vector
+	for _, src := range sources() {
+		v, err := build(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src.name, err)
+		}
+		vs = append(vs, v)
+	}
+	got := render(vs)
+	if *update {
+		if err := os.WriteFile(vectorsFile, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(vectorsFile)
+	if err != nil {
+		t.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is not what the vectors in vectors_test.go encode to; if the change is intended, run go test ./event -run TestVectorsFile -update and review the diff", vectorsFile)
+	}
+}
+
+// TestVectors proves the codec against every vector: (a) the Go decoder
+// reads the hex as the JSON form says and re-encodes it byte for byte,
+// (b) a generic msgpack decoder reads the same map as the JSON form, and
+// (c) the JSON form satisfies the payload's JSON Schema.
+func TestVectors(t *testing.T) {
+	for _, v := range loadVectors(t) {
+		t.Run(v.Name, func(t *testing.T) {
+			b, err := hex.DecodeString(v.Hex)
+			if err != nil {
+				t.Fatalf("hex: %v", err)
+			}
+			if v.Hex != strings.ToLower(v.Hex) {
+				t.Errorf("hex is not lowercase")
+			}
+			want, err := parseJSON(v.JSON)
+			if err != nil {
+				t.Fatalf("json: %v", err)
+			}
+
+			t.Run("codec", func(t *testing.T) { checkCodec(t, v, b, want) })
+			t.Run("generic", func(t *testing.T) {
+				var got map[string]any
+				if err := msgpack.Unmarshal(b, &got); err != nil {
+					t.Fatalf("a generic msgpack decoder cannot read the hex: %v", err)
+				}
+				norm, err := normalize(got)
+				if err != nil {
+					t.Fatalf("the hex holds a value the contract forbids: %v", err)
+				}
+				diff(t, "", norm, want)
+			})
+			t.Run("schema", func(t *testing.T) {
+				sch := schemaFor(t, v.Type, want)
+				if err := sch.Validate(want); err != nil {
+					t.Errorf("the JSON form does not satisfy its schema: %v", err)
+				}
+			})
+		})
+	}
+}
+
+// checkCodec decodes b with the package's decoder and compares the value,
+// field by field, with the JSON form want.
+func checkCodec(t *testing.T, v vector, b []byte, want map[string]any) {
+	var value any
+	var reenc []byte
+	switch v.Type {
+	case "event":
+		var e event.Event
+		if err := event.DecodeEvent(b, &e); err != nil {
+			t.Fatalf("DecodeEvent: %v", err)
+		}
+		if err := e.Validate(); err != nil {
+			t.Errorf("every event vector must be valid; Validate: %v", err)
+		}
+		value, reenc = e, event.AppendEvent(nil, &e)
+	case "decision":
+		var d event.Decision
+		if err := event.DecodeDecision(b, &d); err != nil {
+			t.Fatalf("DecodeDecision: %v", err)
+		}
+		if !d.Kind.Valid() {
+			t.Errorf("decision kind %d is not a kind of this version", d.Kind)
+		}
+		value, reenc = d, event.AppendDecision(nil, &d)
+	default:
+		t.Fatalf("type %q, want event or decision", v.Type)
+	}
+	js, err := wireJSON(reflect.ValueOf(value))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseJSON(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := prune(reflect.TypeOf(value), want)
+	if !v.Extra && !reflect.DeepEqual(known, want) {
+		t.Errorf("the JSON form holds keys the contract does not define; mark the vector extra")
+	}
+	if v.Extra && reflect.DeepEqual(known, want) {
+		t.Errorf("the vector is marked extra but holds no unknown key")
+	}
+	diff(t, "", got, known)
+
+	if v.Extra {
+		// Unknown keys are dropped, so only the known ones come back.
+		var back map[string]any
+		if err := msgpack.Unmarshal(reenc, &back); err != nil {
+			t.Fatal(err)
+		}
+		norm, err := normalize(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "re-encoded ", norm, known)
+		return
+	}
+	if h := hex.EncodeToString(reenc); h != v.Hex {
+		t.Errorf("re-encoding gives\n%s\nwant\n%s", h, v.Hex)
+	}
+}
+
+// prune returns the keys of m that the wire type t defines, recursively.
+func prune(t reflect.Type, m any) any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := m.(map[string]any)
+		if !ok {
+			return m
+		}
+		out := map[string]any{}
+		for i := 0; i < t.NumField(); i++ {
+			key, _, ok := wireKey(t.Field(i))
+			if val, found := obj[key]; ok && found {
+				out[key] = prune(t.Field(i).Type, val)
+			}
+		}
+		return out
+	case reflect.Slice:
+		arr, ok := m.([]any)
+		if !ok {
+			return m
+		}
+		out := make([]any, len(arr))
+		for i, e := range arr {
+			out[i] = prune(t.Elem(), e)
+		}
+		return out
+	}
+	return m
+}
+
+// diff reports every key where got and want differ.
+func diff(t *testing.T, prefix string, got, want any) {
+	t.Helper()
+	for _, d := range diffs("", got, want) {
+		t.Errorf("%s%s", prefix, d)
+	}
+}
+
+func diffs(path string, got, want any) []string {
+	gm, gok := got.(map[string]any)
+	wm, wok := want.(map[string]any)
+	if gok && wok {
+		var out []string
+		keys := map[string]bool{}
+		for k := range gm {
+			keys[k] = true
+		}
+		for k := range wm {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		slices.Sort(sorted)
+		for _, k := range sorted {
+			g, inG := gm[k]
+			w, inW := wm[k]
+			switch {
+			case !inG:
+				out = append(out, fmt.Sprintf("key %q: missing, want %#v", path+k, w))
+			case !inW:
+				out = append(out, fmt.Sprintf("key %q: got %#v, want no such key", path+k, g))
+			default:
+				out = append(out, diffs(path+k+".", g, w)...)
+			}
+		}
+		return out
+	}
+	if !reflect.DeepEqual(got, want) {
+		return []string{fmt.Sprintf("key %q: got %#v, want %#v", strings.TrimSuffix(path, "."), got, want)}
+	}
+	return nil
+}
+
+// parseJSON decodes a JSON object with every number as an int64.
+func parseJSON(b []byte) (map[string]any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	n, err := normalize(v)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := n.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("not a JSON object: %s", b)
+	}
+	return m, nil
+}
+
+// normalize turns every integer into an int64 and refuses what the
+// contract does not allow: floats, binary, extension types.
+func normalize(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, bool, string:
+		return x, nil
+	case json.Number:
+		n, err := x.Int64()
+		if err != nil {
+			return nil, fmt.Errorf("number %s is not an int64", x)
+		}
+		return n, nil
+	case int8:
+		return int64(x), nil
+	case int16:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case int64:
+		return x, nil
+	case uint8:
+		return int64(x), nil
+	case uint16:
+		return int64(x), nil
+	case uint32:
+		return int64(x), nil
+	case uint64:
+		if x > math.MaxInt64 {
+			return nil, fmt.Errorf("integer %d does not fit an int64", x)
+		}
+		return int64(x), nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			n, err := normalize(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			n, err := normalize(e)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			out[k] = n
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%T is not a wire type", v)
+}
+
+// schemas compiles every JSON Schema in testdata/schema once.
+var schemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
+	files, err := filepath.Glob(filepath.Join(schemaDir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	out := map[string]*jsonschema.Schema{}
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		sch, err := c.Compile(abs)
+		if err != nil {
+			return nil, err
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = sch
+	}
+	return out, nil
+})
+
+// schemaName returns the schema of a payload: the event kind's name, such
+// as "call", or "decision".
+func schemaName(typ string, m map[string]any) string {
+	if typ == "decision" {
+		return "decision"
+	}
+	k, _ := m["k"].(int64)
+	return event.Kind(k).String()
+}
+
+func schemaFor(t *testing.T, typ string, m map[string]any) *jsonschema.Schema {
+	t.Helper()
+	return schemaNamed(t, schemaName(typ, m))
+}
+
+func schemaNamed(t *testing.T, name string) *jsonschema.Schema {
+	t.Helper()
+	all, err := schemas()
+	if err != nil {
+		t.Fatalf("compiling the schemas: %v", err)
+	}
+	sch, ok := all[name]
+	if !ok {
+		t.Fatalf("no schema %s/%s.json", schemaDir, name)
+	}
+	return sch
+}
+
+// TestVectorsCover checks that the vectors exercise every event kind, every
+// decision kind, every field, and unknown keys.
+func TestVectorsCover(t *testing.T) {
+	events := map[event.Kind]bool{}
+	decisions := map[event.DecisionKind]bool{}
+	seen := map[string]bool{} // "event.<key>" or "decision.<key>" set by some vector
+	var steerAndCounters, extraEvent, extraDecision bool
+	for _, v := range loadVectors(t) {
+		b, err := hex.DecodeString(v.Hex)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		m, err := parseJSON(v.JSON)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		for k := range m {
+			seen[v.Type+"."+k] = true
+		}
+		switch v.Type {
+		case "event":
+			var e event.Event
+			if err := event.DecodeEvent(b, &e); err != nil {
+				t.Fatalf("%s: %v", v.Name, err)
+			}
+			events[e.Kind] = true
+			extraEvent = extraEvent || v.Extra
+		case "decision":
+			var d event.Decision
+			if err := event.DecodeDecision(b, &d); err != nil {
+				t.Fatalf("%s: %v", v.Name, err)
+			}
+			decisions[d.Kind] = true
+			steerAndCounters = steerAndCounters || (d.Steer != nil && d.Steer.Sig != "" && d.Steer.Tool != "" && len(d.Counts) > 0)
+			extraDecision = extraDecision || v.Extra
+		}
+	}
+	for k := event.Kind(1); k != 0; k++ {
+		if k.Valid() && !events[k] {
+			t.Errorf("no vector for event kind %s (%d)", k, k)
+		}
+	}
+	for k := event.DecisionKind(1); k != 0; k++ {
+		if k.Valid() && !decisions[k] {
+			t.Errorf("no vector for decision kind %s (%d)", k, k)
+		}
+	}
+	for typ, value := range map[string]any{"event": event.Event{}, "decision": event.Decision{}} {
+		rt := reflect.TypeOf(value)
+		for i := 0; i < rt.NumField(); i++ {
+			if key, _, ok := wireKey(rt.Field(i)); ok && !seen[typ+"."+key] {
+				t.Errorf("no %s vector sets %q", typ, key)
+			}
+		}
+	}
+	if !steerAndCounters {
+		t.Error("no decision carries a steer constraint with sig and tool, and counters")
+	}
+	if !extraEvent || !extraDecision {
+		t.Errorf("want an extra (unknown keys) vector of each type; event %t, decision %t", extraEvent, extraDecision)
+	}
+}
+
+// TestSchemasCoverTheWireTypes checks that each schema names every key of
+// its Go type, with the right const k, so the schemas cannot fall behind
+// the structs.
+func TestSchemasCoverTheWireTypes(t *testing.T) {
+	load := func(name string) map[string]any {
+		b, err := os.ReadFile(filepath.Join(schemaDir, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := parseJSON(b)
+		if err != nil {
+			t.Fatalf("%s.json: %v", name, err)
+		}
+		return m
+	}
+	keys := func(rt reflect.Type) []string {
+		var out []string
+		for i := 0; i < rt.NumField(); i++ {
+			if key, _, ok := wireKey(rt.Field(i)); ok {
+				out = append(out, key)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	props := func(obj map[string]any) []string {
+		p, _ := obj["properties"].(map[string]any)
+		var out []string
+		for k := range p {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	check := func(where string, obj map[string]any, rt reflect.Type) {
+		t.Helper()
+		if got, want := props(obj), keys(rt); !slices.Equal(got, want) {
+			t.Errorf("%s: properties %v, want the keys of %s: %v", where, got, rt, want)
+		}
+		if obj["additionalProperties"] != true {
+			t.Errorf("%s: additionalProperties must be true: unknown keys are allowed", where)
+		}
+	}
+
+	for k := event.Kind(1); k != 0; k++ {
+		if !k.Valid() {
+			continue
+		}
+		s := load(k.String())
+		check(k.String()+".json", s, reflect.TypeOf(event.Event{}))
+		kp := s["properties"].(map[string]any)["k"].(map[string]any)
+		if kp["const"] != int64(k) {
+			t.Errorf("%s.json: k const is %v, want %d", k, kp["const"], k)
+		}
+	}
+	d := load("decision")
+	check("decision.json", d, reflect.TypeOf(event.Decision{}))
+	defs := d["$defs"].(map[string]any)
+	check("decision.json $defs.steer", defs["steer"].(map[string]any), reflect.TypeOf(event.Steer{}))
+	check("decision.json $defs.counter", defs["counter"].(map[string]any), reflect.TypeOf(event.Counter{}))
+	var codes []any
+	for k := event.DecisionKind(1); k != 0; k++ {
+		if k.Valid() {
+			codes = append(codes, int64(k))
+		}
+	}
+	if got := d["properties"].(map[string]any)["k"].(map[string]any)["enum"]; !reflect.DeepEqual(got, codes) {
+		t.Errorf("decision.json: k enum %v, want the decision kinds %v", got, codes)
+	}
+}
+
+// vectorJSON returns a copy of the JSON form of the named vector.
+func vectorJSON(t *testing.T, name string) (string, map[string]any) {
+	t.Helper()
+	for _, v := range loadVectors(t) {
+		if v.Name == name {
+			m, err := parseJSON(v.JSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v.Type, m
+		}
+	}
+	t.Fatalf("no vector %s", name)
+	return "", nil
+}
+
+// TestSchemasReject checks that the schemas refuse what the contract
+// forbids.
+func TestSchemasReject(t *testing.T) {
+	tests := []struct {
+		name   string
+		vector string // the vector whose JSON form is broken
+		mutate func(m map[string]any)
+	}{
+		{"missing tn", "event/call", func(m map[string]any) { delete(m, "tn") }},
+		{"missing seq", "event/step", func(m map[string]any) { delete(m, "seq") }},
+		{"missing v", "event/heartbeat", func(m map[string]any) { delete(m, "v") }},
+		{"seq as a string", "event/call", func(m map[string]any) { m["seq"] = "3" }},
+		{"seq 0", "event/call", func(m map[string]any) { m["seq"] = int64(0) }},
+		{"seq as a float", "event/call", func(m map[string]any) { m["seq"] = 3.5 }},
+		{"ts as a string", "event/run_start", func(m map[string]any) { m["ts"] = "2026-01-01T00:00:00Z" }},
+		{"wrong k", "event/call", func(m map[string]any) { m["k"] = int64(event.KindResult) }},
+		{"k as a name", "event/call", func(m map[string]any) { m["k"] = "call" }},
+		{"version 2", "event/call", func(m map[string]any) { m["v"] = int64(2) }},
+		{"tenant with a dot", "event/call", func(m map[string]any) { m["tn"] = "acme.eu" }},
+		{"run with a space", "event/call", func(m map[string]any) { m["run"] = "run 42" }},
+		{"run of 129 bytes", "event/call", func(m map[string]any) { m["run"] = strings.Repeat("r", 129) }},
+		{"call without a call id", "event/call", func(m map[string]any) { delete(m, "call") }},
+		{"call id with a wildcard", "event/call", func(m map[string]any) { m["call"] = "c*" }},
+		{"call without a tool", "event/call", func(m map[string]any) { delete(m, "tool") }},
+		{"empty tool", "event/call", func(m map[string]any) { m["tool"] = "" }},
+		{"args as an object", "event/call_full", func(m map[string]any) { m["args"] = map[string]any{"path": "src/main.go"} }},
+		{"result without a call id", "event/result", func(m map[string]any) { delete(m, "call") }},
+		{"err as a string", "event/result_full", func(m map[string]any) { m["err"] = "true" }},
+		{"negative step", "event/step", func(m map[string]any) { m["step"] = int64(-1) }},
+		{"run_end without a status", "event/run_end", func(m map[string]any) { delete(m, "status") }},
+		{"run_end with a bad status", "event/run_end", func(m map[string]any) { m["status"] = "done" }},
+		{"a known key of another kind with the wrong type", "event/heartbeat", func(m map[string]any) { m["tool"] = int64(1) }},
+		{"not an object", "event/call", nil},
+		{"decision kind 0", "decision/allow", func(m map[string]any) { m["k"] = int64(0) }},
+		{"verdict without a call id", "decision/allow", func(m map[string]any) { delete(m, "call") }},
+		{"advise without steer", "decision/advise", func(m map[string]any) { delete(m, "steer") }},
+		{"steer without its constraint", "decision/advise", func(m map[string]any) { delete(m["steer"].(map[string]any), "c") }},
+		{"unknown constraint", "decision/advise", func(m map[string]any) { m["steer"].(map[string]any)["c"] = "be_nice" }},
+		{"signature in upper case", "decision/advise", func(m map[string]any) { m["steer"].(map[string]any)["sig"] = strings.ToUpper(sigRead) }},
+		{"signature with a trailing newline", "decision/advise", func(m map[string]any) { m["steer"].(map[string]any)["sig"] = sigRead[:15] + "\n" }},
+		{"counter without a value", "decision/advise", func(m map[string]any) { delete(m["ctr"].([]any)[0].(map[string]any), "v") }},
+		{"counters as an object", "decision/advise", func(m map[string]any) { m["ctr"] = map[string]any{"repeat": int64(3)} }},
+		{"reject without a reason", "decision/reject", func(m map[string]any) { delete(m, "rsn") }},
+		{"unknown reason", "decision/reject", func(m map[string]any) { m["rsn"] = "BAD_MOOD" }},
+		{"stop without an outcome", "decision/stop", func(m map[string]any) { delete(m, "out") }},
+		{"stop with a bad outcome", "decision/stop", func(m map[string]any) { m["out"] = "done" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			typ, m := vectorJSON(t, tt.vector)
+			sch := schemaFor(t, typ, m)
+			var inst any = m
+			if tt.mutate != nil {
+				tt.mutate(m)
+			} else {
+				inst = []any{m}
+			}
+			if err := sch.Validate(inst); err == nil {
+				t.Errorf("the %s schema accepts %v; want it refused", schemaName(typ, m), inst)
+			}
+		})
+	}
+}
+
+// TestSchemasAgreeWithTheCodec breaks every key of every event vector, by
+// leaving it out or by giving it a value of another type, and checks that
+// the schema and the Go decoder with Validate accept and refuse the same.
+func TestSchemasAgreeWithTheCodec(t *testing.T) {
+	goAccepts := func(m map[string]any) error {
+		var buf bytes.Buffer
+		enc := msgpack.NewEncoder(&buf)
+		enc.SetSortMapKeys(true)
+		if err := enc.Encode(m); err != nil {
+			t.Fatal(err)
+		}
+		var e event.Event
+		if err := event.DecodeEvent(buf.Bytes(), &e); err != nil {
+			return err
+		}
+		return e.Validate()
+	}
+	wrongType := func(v any) any {
+		switch v.(type) {
+		case string:
+			return int64(7)
+		case int64:
+			return "7"
+		case bool:
+			return "true"
+		}
+		t.Fatalf("no wrong type for %T", v)
+		return nil
+	}
+	for _, v := range loadVectors(t) {
+		if v.Type != "event" || v.Extra {
+			continue
+		}
+		base, err := parseJSON(v.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sch := schemaFor(t, v.Type, base)
+		for key, val := range base {
+			for _, mut := range []struct {
+				how   string
+				apply func(m map[string]any)
+			}{
+				{"without " + key, func(m map[string]any) { delete(m, key) }},
+				{key + " of the wrong type", func(m map[string]any) { m[key] = wrongType(val) }},
+			} {
+				m := maps.Clone(base)
+				mut.apply(m)
+				schemaErr := sch.Validate(m)
+				goErr := goAccepts(m)
+				if (schemaErr == nil) != (goErr == nil) {
+					t.Errorf("%s %s: schema says %v, Go says %v; they must agree", v.Name, mut.how, schemaErr, goErr)
+				}
+			}
+		}
+	}
+}
+
+// TestIDPattern checks the schemas' id rule against event.CheckID for
+// every Unicode code point, and the length limit at its edge. The schemas
+// list the forbidden characters in a "not" pattern without anchors, which
+// every regular expression engine reads alike (Python's "$" would also
+// match before a trailing newline).
+func TestIDPattern(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(schemaDir, "call.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Defs struct {
+			ID struct {
+				MaxLength int `json:"maxLength"`
+				Not       struct {
+					Pattern string `json:"pattern"`
+				} `json:"not"`
+			} `json:"id"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	forbidden := regexp.MustCompile(s.Defs.ID.Not.Pattern)
+	var bad []string
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue // surrogates cannot be in a JSON string
+		}
+		id := "a" + string(r) + "b"
+		if schemaOK, goErr := !forbidden.MatchString(id), event.CheckID(id); schemaOK != (goErr == nil) {
+			bad = append(bad, fmt.Sprintf("%U (schema accepts %t, CheckID %v)", r, schemaOK, goErr))
+		}
+	}
+	if len(bad) > 0 {
+		t.Errorf("the schemas' id rule and CheckID disagree on %d code points, such as %v", len(bad), bad[:min(len(bad), 10)])
+	}
+	if s.Defs.ID.MaxLength != event.MaxIDLen {
+		t.Errorf("maxLength %d, want event.MaxIDLen (%d)", s.Defs.ID.MaxLength, event.MaxIDLen)
+	}
+	for _, id := range []string{"", "acme\n", strings.Repeat("x", event.MaxIDLen), strings.Repeat("x", event.MaxIDLen+1)} {
+		m := map[string]any{"v": int64(1), "k": int64(event.KindHeartbeat), "tn": id, "run": "r", "seq": int64(1), "ts": int64(t0)}
+		schemaErr := schemaNamed(t, "heartbeat").Validate(m)
+		if (schemaErr == nil) != (event.CheckID(id) == nil) {
+			t.Errorf("id %q: schema says %v, CheckID says %v", id, schemaErr, event.CheckID(id))
+		}
+	}
+}
