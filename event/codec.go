@@ -116,7 +116,7 @@ func isMap(c byte) bool { return c&0xf0 == 0x80 || c == 0xde || c == 0xdf }
 
 // diagnose turns a failed struct decode into an error that names the field.
 // It decodes b generically and checks each known key against the type of
-// the struct field it fills.
+// the struct field it fills, descending into nested maps and arrays.
 func diagnose(b []byte, v any, cause error) error {
 	var m map[string]any
 	if err := msgpack.Unmarshal(b, &m); err != nil {
@@ -126,7 +126,15 @@ func diagnose(b []byte, v any, cause error) error {
 	if errors.As(cause, &fe) {
 		return fe
 	}
-	t := reflect.TypeOf(v).Elem()
+	if field, want, got, ok := mismatch(reflect.TypeOf(v).Elem(), m, ""); ok {
+		return &FieldError{Field: field, Msg: fmt.Sprintf("want %s, got %s", want, got), Err: ErrWrongType}
+	}
+	return fmt.Errorf("%w: %v", ErrWrongType, cause)
+}
+
+// mismatch finds the first key of m whose value cannot fill its field of
+// struct type t, and names the field with its path from the top.
+func mismatch(t reflect.Type, m map[string]any, prefix string) (field, want, got string, found bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		key, _, _ := strings.Cut(f.Tag.Get("msgpack"), ",")
@@ -134,11 +142,33 @@ func diagnose(b []byte, v any, cause error) error {
 		if !ok || val == nil {
 			continue
 		}
-		if want, got, ok := typeMismatch(f.Type, val); ok {
-			return &FieldError{Field: key, Msg: fmt.Sprintf("want %s, got %s", want, got), Err: ErrWrongType}
+		path := prefix + key
+		if want, got, bad := typeMismatch(f.Type, val); bad {
+			return path, want, got, true
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case ft.Kind() == reflect.Struct:
+			if field, want, got, found := mismatch(ft, val.(map[string]any), path+"."); found {
+				return field, want, got, true
+			}
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+			for j, el := range val.([]any) {
+				elPath := fmt.Sprintf("%s[%d]", path, j)
+				em, isMap := el.(map[string]any)
+				if !isMap {
+					return elPath, "map", wireType(el), true
+				}
+				if field, want, got, found := mismatch(ft.Elem(), em, elPath+"."); found {
+					return field, want, got, true
+				}
+			}
 		}
 	}
-	return fmt.Errorf("%w: %v", ErrWrongType, cause)
+	return "", "", "", false
 }
 
 // typeMismatch reports whether the generically decoded val cannot fill a
@@ -176,10 +206,8 @@ func typeMismatch(t reflect.Type, val any) (want, got string, bad bool) {
 
 func wireType(v any) string {
 	switch v.(type) {
-	case string:
+	case string, []byte: // bin is accepted as text: see docs/wire.md
 		return "string"
-	case []byte:
-		return "binary"
 	case bool:
 		return "boolean"
 	case int8, int16, int32, int64:

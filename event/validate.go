@@ -1,6 +1,10 @@
 package event
 
-import "fmt"
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+)
 
 // MaxToolLen is the longest tool name accepted, in bytes.
 const MaxToolLen = 256
@@ -33,8 +37,8 @@ func (ev *Event) Validate() error {
 		if err := ev.checkCallID(); err != nil {
 			return err
 		}
-		if ev.Tool == "" || len(ev.Tool) > MaxToolLen {
-			return invalid("tool", "want a tool name of 1 to %d bytes", MaxToolLen)
+		if ev.Tool == "" || len(ev.Tool) > MaxToolLen || !printable(ev.Tool) {
+			return invalid("tool", "want a tool name of 1 to %d bytes of printable UTF-8", MaxToolLen)
 		}
 	case KindResult:
 		return ev.checkCallID()
@@ -51,6 +55,19 @@ func (ev *Event) checkCallID() error {
 		return invalid("call", "%v", err)
 	}
 	return nil
+}
+
+// printable reports whether s is valid UTF-8 without control characters.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // String returns a short description of ev for logs, such as
