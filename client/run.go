@@ -9,6 +9,7 @@ import (
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Run is one run of an agent. Its methods are safe for concurrent use:
@@ -27,6 +28,7 @@ type Run struct {
 
 	advice chan event.Decision
 	done   chan struct{}
+	seen   recent // Nats-Msg-Ids of recent decisions
 }
 
 func newRun(c *Client, id string) *Run {
@@ -201,6 +203,11 @@ func (r *Run) receive(m *nats.Msg) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// After a crash guard-consumer may publish a decision again; the
+	// stream drops the copy but a plain subscription sees it.
+	if r.seen.add(m.Header.Get(jetstream.MsgIDHeader)) {
+		return
+	}
 	switch {
 	case d.Kind == event.Advise:
 		r.offerAdvice(d)

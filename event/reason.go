@@ -14,6 +14,10 @@ const (
 	// ReasonSystemError: the agent ignored an override constraint, or its
 	// output stayed invalid after the allowed repair attempts.
 	ReasonSystemError Reason = "SYSTEM_ERROR"
+	// ReasonInvalidEvent: a call was refused because the event carrying it
+	// broke the wire contract; it went to the dead letters, and the message
+	// says what was wrong.
+	ReasonInvalidEvent Reason = "INVALID_EVENT"
 )
 
 // Steer is a typed constraint the agent must honour; guard-consumer never

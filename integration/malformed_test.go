@@ -71,6 +71,19 @@ func TestMalformedInputGoesToDeadLetters(t *testing.T) {
 		}
 	}
 
+	// Every dead-lettered call whose id could be read was also rejected,
+	// so its agent learns why instead of waiting out its deadline.
+	rejected := 0
+	for _, m := range s.all(streams.ControlStream) {
+		d := decode(t, m)
+		if d.Kind == event.Reject && d.Reason == event.ReasonInvalidEvent && d.Call == "x" && strings.Contains(d.Msg, "guard.dlq.") {
+			rejected++
+		}
+	}
+	if rejected != 7 {
+		t.Errorf("%d dead-lettered calls rejected with INVALID_EVENT, want 7 (all but the undecodable one and the one on a bogus subject)", rejected)
+	}
+
 	dead := s.msgs(streams.DeadLetterStream, len(cases))
 	for i, tc := range cases {
 		m := dead[i]

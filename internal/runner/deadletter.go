@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // headerTruncated is set on a dead letter whose payload was cut to fit the
@@ -14,10 +16,12 @@ import (
 // Guard-Sequence.
 const headerTruncated = "Guard-Truncated"
 
-// deadLetter publishes the event in m, with stream sequence seq, to the
-// dead letters with reason and cause. The event is then acked with its
-// batch: it is kept, not retried.
-func (p *partition) deadLetter(m jetstream.Msg, seq uint64, reason streams.DeadReason, cause error) error {
+// deadLetter publishes the event in m, with stream sequence seq and parsed
+// subject subj, to the dead letters with reason and cause. The event is
+// then acked with its batch: it is kept, not retried. A dead-lettered call
+// whose id can be read is also rejected, so its agent need not wait for a
+// verdict that would never come.
+func (p *partition) deadLetter(m jetstream.Msg, seq uint64, subj streams.Stored, reason streams.DeadReason, cause error) error {
 	p.log.Warn("dead letter", "reason", reason, "subject", m.Subject(), "seq", seq, "err", cause)
 	msg := nats.NewMsg(streams.DeadLetterSubject(reason))
 	msg.Header.Set(streams.HeaderReason, string(reason))
@@ -34,5 +38,31 @@ func (p *partition) deadLetter(m jetstream.Msg, seq uint64, reason streams.DeadR
 		return err
 	}
 	p.futs = append(p.futs, f)
-	return nil
+	if subj.Kind != event.KindCall.Token() {
+		return nil
+	}
+	d, ok := deadCall(subj, m.Data())
+	if !ok {
+		return nil
+	}
+	d.Msg = fmt.Sprintf("the call event broke the wire contract and went to %s: %v", streams.DeadLetterSubject(reason), cause)
+	return p.publish(&d, d.Tenant+"."+d.Run+".dlq."+strconv.FormatUint(seq, 10))
+}
+
+// deadCall builds the reject for a dead-lettered call event from whatever
+// of it can be read: the subject's tenant and run, and the payload's call
+// id, seq and ts if they have the right types.
+func deadCall(subj streams.Stored, data []byte) (event.Decision, bool) {
+	var m map[string]any
+	if msgpack.Unmarshal(data, &m) != nil {
+		return event.Decision{}, false
+	}
+	call, _ := m["call"].(string)
+	if event.CheckID(subj.Tenant) != nil || event.CheckID(subj.Run) != nil || event.CheckID(call) != nil {
+		return event.Decision{}, false
+	}
+	d := event.Decision{V: event.Version, Kind: event.Reject, Tenant: subj.Tenant, Run: subj.Run, Call: call, Reason: event.ReasonInvalidEvent}
+	d.Seq, _ = m["seq"].(int64)
+	d.TS, _ = m["ts"].(int64)
+	return d, true
 }

@@ -22,21 +22,21 @@ func (p *partition) handle(ctx context.Context, m jetstream.Msg) error {
 	seq, data := meta.Sequence.Stream, m.Data()
 	subj, err := streams.ParseStored(m.Subject())
 	if err != nil {
-		return p.deadLetter(m, seq, streams.DeadSubject, err)
+		return p.deadLetter(m, seq, subj, streams.DeadSubject, err)
 	}
 	if len(data) > p.r.cfg.MaxEventBytes {
-		return p.deadLetter(m, seq, streams.DeadOversize,
+		return p.deadLetter(m, seq, subj, streams.DeadOversize,
 			fmt.Errorf("event is %d bytes, the limit is %d; send large outputs by reference", len(data), p.r.cfg.MaxEventBytes))
 	}
 	ev := &p.ev
 	if err := event.DecodeEvent(data, ev); err != nil {
-		return p.deadLetter(m, seq, decodeReason(err), err)
+		return p.deadLetter(m, seq, subj, decodeReason(err), err)
 	}
 	if err := ev.Validate(); err != nil {
-		return p.deadLetter(m, seq, streams.DeadInvalid, err)
+		return p.deadLetter(m, seq, subj, streams.DeadInvalid, err)
 	}
 	if ev.Tenant != subj.Tenant || ev.Run != subj.Run || ev.Kind.Token() != subj.Kind {
-		return p.deadLetter(m, seq, streams.DeadSubject, fmt.Errorf(
+		return p.deadLetter(m, seq, subj, streams.DeadSubject, fmt.Errorf(
 			"the payload is a %s of %s/%s but the subject says %s of %s/%s", ev.Kind, ev.Tenant, ev.Run, subj.Kind, subj.Tenant, subj.Run))
 	}
 
@@ -49,7 +49,7 @@ func (p *partition) handle(ctx context.Context, m jetstream.Msg) error {
 	}
 	p.r.chain.Apply(e.run, ev, &p.out)
 	if p.out.Duplicate() {
-		return p.deadLetter(m, seq, streams.DeadDuplicate,
+		return p.deadLetter(m, seq, subj, streams.DeadDuplicate,
 			fmt.Errorf("seq %d is not above %d, the last applied for this run", ev.Seq, e.run.Seq))
 	}
 	e.run.Applied = seq
@@ -64,14 +64,18 @@ func (p *partition) handle(ctx context.Context, m jetstream.Msg) error {
 
 // publishDecision publishes d, the i-th decision for its event.
 func (p *partition) publishDecision(d *event.Decision, i int) error {
+	return p.publish(d, d.Tenant+"."+d.Run+"."+strconv.FormatInt(d.Seq, 10)+"."+strconv.Itoa(i))
+}
+
+// publish publishes d on its control subject with the given Nats-Msg-Id.
+func (p *partition) publish(d *event.Decision, msgID string) error {
 	subj, err := streams.ControlSubject(d.Tenant, d.Run, d.Kind)
 	if err != nil {
-		return err // cannot happen: the event's ids were validated
+		return err // cannot happen: the ids were checked
 	}
 	msg := nats.NewMsg(subj)
 	msg.Data = event.AppendDecision(nil, d)
-	id := d.Tenant + "." + d.Run + "." + strconv.FormatInt(d.Seq, 10) + "." + strconv.Itoa(i)
-	f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithMsgID(id))
+	f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithMsgID(msgID))
 	if err != nil {
 		return err
 	}
