@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -77,48 +76,13 @@ func (s *system) client(tenant string, opts ...client.Option) *client.Client {
 // msgs returns the messages of stream, waiting until it holds want.
 func (s *system) msgs(stream string, want int) []*jetstream.RawStreamMsg {
 	s.t.Helper()
-	ctx := context.Background()
-	st, err := s.js.Stream(ctx, stream)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	natstest.Eventually(s.t, 15*time.Second, func() error {
-		info, err := st.Info(ctx)
-		if err != nil {
-			return err
-		}
-		if got := int(info.State.Msgs); got != want {
-			return fmt.Errorf("%s holds %d messages, want %d", stream, got, want)
-		}
-		return nil
-	})
-	return s.all(stream)
+	return natstest.WaitMessages(s.t, s.js, stream, want)
 }
 
 // all returns every message stream holds now, in order.
 func (s *system) all(stream string) []*jetstream.RawStreamMsg {
 	s.t.Helper()
-	ctx := context.Background()
-	st, err := s.js.Stream(ctx, stream)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	info, err := st.Info(ctx)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	var out []*jetstream.RawStreamMsg
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && seq > 0; seq++ {
-		m, err := st.GetMsg(ctx, seq)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
-		}
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		out = append(out, m)
-	}
-	return out
+	return natstest.Messages(s.t, s.js, stream)
 }
 
 // settle waits until every partition consumer has acked everything in

@@ -2,6 +2,8 @@ package natstest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -78,4 +80,51 @@ func Eventually(t testing.TB, timeout time.Duration, f func() error) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// Messages returns every message stream holds now, in order.
+func Messages(t testing.TB, js jetstream.JetStream, stream string) []*jetstream.RawStreamMsg {
+	t.Helper()
+	ctx := context.Background()
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*jetstream.RawStreamMsg
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && seq > 0; seq++ {
+		m, err := st.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// WaitMessages waits until stream holds want messages and returns them.
+func WaitMessages(t testing.TB, js jetstream.JetStream, stream string, want int) []*jetstream.RawStreamMsg {
+	t.Helper()
+	ctx := context.Background()
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, 15*time.Second, func() error {
+		info, err := st.Info(ctx)
+		if err != nil {
+			return err
+		}
+		if got := int(info.State.Msgs); got != want {
+			return fmt.Errorf("%s holds %d messages, want %d", stream, got, want)
+		}
+		return nil
+	})
+	return Messages(t, js, stream)
 }

@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -54,38 +53,6 @@ func publishRaw(t *testing.T, js jetstream.JetStream, subj string, data []byte) 
 	}
 }
 
-// collect returns every message of stream, waiting until there are want.
-func collect(t *testing.T, js jetstream.JetStream, stream string, want int) []*jetstream.RawStreamMsg {
-	t.Helper()
-	ctx := context.Background()
-	s, err := js.Stream(ctx, stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	natstest.Eventually(t, 10*time.Second, func() error {
-		info, err := s.Info(ctx)
-		if err != nil {
-			return err
-		}
-		if n := int(info.State.Msgs); n != want {
-			return fmt.Errorf("%s holds %d messages, want %d", stream, n, want)
-		}
-		return nil
-	})
-	var out []*jetstream.RawStreamMsg
-	for seq := uint64(1); len(out) < want; seq++ {
-		m, err := s.GetMsg(ctx, seq)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 func TestLoopingRun(t *testing.T) {
 	s := natstest.RunServer(t, "")
 	nc, js := natstest.Connect(t, s)
@@ -99,7 +66,7 @@ func TestLoopingRun(t *testing.T) {
 	for _, ev := range h.Events() {
 		publish(t, js, ev)
 	}
-	msgs := collect(t, js, streams.ControlStream, 6) // 5 verdicts and 1 advice
+	msgs := natstest.WaitMessages(t, js, streams.ControlStream, 6) // 5 verdicts and 1 advice
 	var kinds []string
 	for _, m := range msgs {
 		var d event.Decision
