@@ -184,4 +184,3 @@ func defaultDataDir() string {
 	}
 	return filepath.Join(os.TempDir(), "guardstream")
 }
-
