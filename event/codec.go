@@ -155,6 +155,12 @@ func mismatch(t reflect.Type, m map[string]any, prefix string) (field, want, got
 			if field, want, got, found := mismatch(ft, val.(map[string]any), path+"."); found {
 				return field, want, got, true
 			}
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Struct:
+			for j, el := range val.([]any) {
+				if want, got, bad := typeMismatch(ft.Elem(), el); bad && el != nil {
+					return fmt.Sprintf("%s[%d]", path, j), want, got, true
+				}
+			}
 		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
 			for j, el := range val.([]any) {
 				elPath := fmt.Sprintf("%s[%d]", path, j)

@@ -11,17 +11,32 @@ type Event struct {
 	Kind   Kind   `msgpack:"k"`   // what the event reports
 	Tenant string `msgpack:"tn"`  // tenant id, a subject token
 	Run    string `msgpack:"run"` // run id, a subject token
-	Seq    int64  `msgpack:"seq"` // per-run sequence, strictly increasing from 1
+	Seq    int64  `msgpack:"seq"` // per-run sequence, strictly increasing from 1; 0 on timer events
 	TS     int64  `msgpack:"ts"`  // agent clock, milliseconds since the Unix epoch
 
 	// Run start.
-	Agent string `msgpack:"agent,omitempty"` // agent class; selects policy
+	Agent     string   `msgpack:"agent,omitempty"`   // agent class; selects policy
+	Lease     int64    `msgpack:"lease,omitempty"`   // lease TTL in ms; heartbeats must come sooner; 0: the policy's default
+	Workspace string   `msgpack:"ws,omitempty"`      // absolute workspace root; paths are checked relative to it
+	Pattern   string   `msgpack:"pattern,omitempty"` // policy pattern the run acts under
+	Tools     []Schema `msgpack:"tools,omitempty"`   // the run's tools, each with a JSON Schema for its arguments
+	Docs      []Schema `msgpack:"docs,omitempty"`    // schemas of the structured documents the run will produce
+	Outputs   []string `msgpack:"outputs,omitempty"` // paths the run promises to produce
 
 	// Run end.
 	Status Status `msgpack:"status,omitempty"` // the outcome the agent claims
 
 	// Step.
-	Step int64 `msgpack:"step,omitempty"` // the step's number within the run
+	Step      int64  `msgpack:"step,omitempty"`   // the step's number within the run
+	Turn      int64  `msgpack:"turn,omitempty"`   // the user turn the step belongs to
+	TokensIn  int64  `msgpack:"tin,omitempty"`    // prompt tokens this step used
+	TokensOut int64  `msgpack:"tout,omitempty"`   // completion tokens this step used
+	Cost      int64  `msgpack:"cost,omitempty"`   // cost of this step in micro-units of currency (1e-6 USD)
+	Context   int64  `msgpack:"ctx,omitempty"`    // tokens in the context window after this step
+	Window    int64  `msgpack:"win,omitempty"`    // size of the context window in tokens
+	Planning  bool   `msgpack:"plan,omitempty"`   // the step planned rather than acted
+	Doc       string `msgpack:"doc,omitempty"`    // a structured document the step produced, as JSON text
+	DocSchema string `msgpack:"schema,omitempty"` // name of the declared schema Doc must satisfy
 
 	// Tool call and result.
 	Call string `msgpack:"call,omitempty"` // call id, unique within the run, a subject token
@@ -30,8 +45,41 @@ type Event struct {
 	Path string `msgpack:"path,omitempty"` // the path the call acts on, if any
 
 	// Tool result.
-	Err bool   `msgpack:"err,omitempty"` // the tool failed
-	Out string `msgpack:"out,omitempty"` // the tool's output as text
+	Err     bool       `msgpack:"err,omitempty"`    // the tool failed
+	Out     string     `msgpack:"out,omitempty"`    // the tool's output as text, when sent inline
+	Ref     *OutputRef `msgpack:"ref,omitempty"`    // the tool's output in the object store, when too large to send inline
+	Exit    int64      `msgpack:"exit,omitempty"`   // the process exit code, for tools that run one
+	Verify  bool       `msgpack:"verify,omitempty"` // the result verifies the work (tests, build)
+	Changes *Changes   `msgpack:"chg,omitempty"`    // what an editing call changed
+
+	// Round.
+	Calls []string `msgpack:"calls,omitempty"` // ids of the calls of the round
+	Wait  int64    `msgpack:"wait,omitempty"`  // ms to wait for all results before settling without them
+
+	// Timer.
+	Timer string `msgpack:"timer,omitempty"` // the timer's name, such as "lease"
+	Gen   int64  `msgpack:"gen,omitempty"`   // the seq of the event that set the timer
+}
+
+// Schema names a JSON Schema (draft 2020-12) given as JSON text.
+type Schema struct {
+	Name   string `msgpack:"name"`
+	Schema string `msgpack:"schema"`
+}
+
+// OutputRef locates a tool's full output in the guard_outputs object
+// store, where it is named by its digest.
+type OutputRef struct {
+	Digest string `msgpack:"dig"`  // "sha256:" and the lower-case hex SHA-256 of the output
+	Size   int64  `msgpack:"size"` // bytes
+}
+
+// Changes is what an editing call changed.
+type Changes struct {
+	Files int64    `msgpack:"files,omitempty"`
+	Lines int64    `msgpack:"lines,omitempty"`
+	Hunks int64    `msgpack:"hunks,omitempty"`
+	Paths []string `msgpack:"paths,omitempty"`
 }
 
 // Status is the outcome of a run.

@@ -84,3 +84,24 @@ func ExampleDecodeEvent() {
 	// wrong type: true
 	// event: field has the wrong type: "seq": want integer, got string
 }
+
+// A large output travels by reference: the agent puts its bytes in the
+// guard_outputs object store under their digest, then publishes the result
+// with ref instead of out.
+func ExampleDigest() {
+	out := []byte("hello")
+	result := event.Event{
+		V: event.Version, Kind: event.KindResult, Tenant: "acme", Run: "run-42", Seq: 4, TS: 1767225603000,
+		Call: "c1",
+		Ref:  &event.OutputRef{Digest: event.Digest(out), Size: int64(len(out))},
+	}
+	fmt.Println("object name:", result.Ref.Digest)
+	fmt.Println("valid:", result.Validate() == nil)
+
+	result.Out = "hello" // inline and by reference at once
+	fmt.Println(result.Validate())
+	// Output:
+	// object name: sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
+	// valid: true
+	// event: invalid field: "ref": a result carries its output inline in out or by reference in ref, not both
+}

@@ -14,6 +14,8 @@ const (
 	KindCall      Kind = 4 // a tool call, before dispatch; answered by a verdict
 	KindResult    Kind = 5 // the result of a tool call
 	KindHeartbeat Kind = 6 // the agent is alive; renews the run's lease
+	KindTimer     Kind = 7 // a timer a guard set fired; published by the server's scheduler, never by agents
+	KindRound     Kind = 8 // the agent announces a parallel round of calls
 )
 
 var kindNames = [...]string{
@@ -23,6 +25,8 @@ var kindNames = [...]string{
 	KindCall:      "call",
 	KindResult:    "result",
 	KindHeartbeat: "heartbeat",
+	KindTimer:     "timer",
+	KindRound:     "round",
 }
 
 // kindTokens maps a kind to the last token of its subject.
@@ -33,6 +37,8 @@ var kindTokens = [...]string{
 	KindCall:      "call",
 	KindResult:    "result",
 	KindHeartbeat: "hb",
+	KindTimer:     "timer",
+	KindRound:     "round",
 }
 
 // Valid reports whether k is a kind of this version of the contract.

@@ -18,6 +18,29 @@ const (
 	// broke the wire contract; it went to the dead letters, and the message
 	// says what was wrong.
 	ReasonInvalidEvent Reason = "INVALID_EVENT"
+	// ReasonLimitExceeded: a budget or limit was exceeded; Rule names it.
+	ReasonLimitExceeded Reason = "LIMIT_EXCEEDED"
+	// ReasonLeaseExpired: no heartbeat came within the run's lease; the run
+	// is cancelled.
+	ReasonLeaseExpired Reason = "LEASE_EXPIRED"
+	// ReasonUnknownTool: the call names a tool the run did not declare;
+	// Near lists the closest declared ones.
+	ReasonUnknownTool Reason = "UNKNOWN_TOOL"
+	// ReasonInvalidArgs: the call's arguments break the tool's schema and
+	// could not be repaired; Diags say where.
+	ReasonInvalidArgs Reason = "INVALID_ARGS"
+	// ReasonInvalidOutput: a structured document breaks its schema and
+	// could not be repaired; Diags say where.
+	ReasonInvalidOutput Reason = "INVALID_OUTPUT"
+	// ReasonPolicyViolation: the call breaks the run's policy pattern; Rule
+	// names the rule.
+	ReasonPolicyViolation Reason = "POLICY_VIOLATION"
+	// ReasonHallucinatedSuccess: the run claimed success while its last
+	// verification failed or a promised output is missing; its outcome is
+	// overridden to failed.
+	ReasonHallucinatedSuccess Reason = "HALLUCINATED_SUCCESS"
+	// ReasonPlanningLoop: the run kept planning without applying a change.
+	ReasonPlanningLoop Reason = "PLANNING_LOOP"
 )
 
 // Steer is a typed constraint the agent must honour; guard-consumer never
@@ -50,4 +73,23 @@ const (
 	// SteerOverride: the loop limit was reached; the call with signature Sig
 	// was refused and repeating it once more stops the run.
 	SteerOverride SteerKind = "override"
+	// SteerNarrowScope: Tool reached its fan-out budget; narrow the search
+	// or delegate. Further calls of it are refused.
+	SteerNarrowScope SteerKind = "narrow_scope"
+	// SteerSoftLimit: a soft limit was exceeded; wrap up.
+	SteerSoftLimit SteerKind = "soft_limit"
+	// SteerFixArgs: the call's arguments were invalid; correct them as the
+	// decision's Diags say.
+	SteerFixArgs SteerKind = "fix_args"
+	// SteerZeroResults: a search found nothing; list the directory, try
+	// other names, or broaden the filter.
+	SteerZeroResults SteerKind = "zero_results"
+	// SteerPathEscape: the call reaches outside the workspace.
+	SteerPathEscape SteerKind = "path_escape"
+	// SteerTestEdit: the call edits a test file; make sure the test, not
+	// the code, is what needs to change.
+	SteerTestEdit SteerKind = "test_edit"
+	// SteerCommitPlan: the run keeps planning without changing anything;
+	// commit to a plan and act.
+	SteerCommitPlan SteerKind = "commit_plan"
 )

@@ -6,21 +6,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"maps"
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/guardstream/guardstream/event"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -84,7 +78,51 @@ func decSrc(name, note string, d event.Decision) source {
 const (
 	sigRead = "1b7e5bb760b98528"
 	sigEdit = "c0ffee00deadbeef"
+
+	readSchema = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`
+	editSchema = `{"type":"object","properties":{"path":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"}},"required":["path","old","new"],"additionalProperties":false}`
+	planSchema = `{"type":"object","properties":{"steps":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["steps"]}`
+	planDoc    = `{"steps":["read src/main.go","fix the comparison","run the tests"]}`
 )
+
+// Outputs too large to send inline: testOut has 4000 lines (144000
+// bytes), logOut 500.
+var (
+	testOut = strings.Repeat("--- FAIL: TestCompare (0.00s)\n    main_test.go:12: got false, want true\n", 2000)
+	logOut  = func() string {
+		var b strings.Builder
+		for i := 1; i <= 500; i++ {
+			fmt.Fprintf(&b, "log line %d\n", i)
+		}
+		return b.String()
+	}()
+)
+
+// firstLines returns the first n lines of s.
+func firstLines(s string, n int) string {
+	end := 0
+	for range n {
+		i := strings.IndexByte(s[end:], '\n')
+		if i < 0 {
+			return s
+		}
+		end += i + 1
+	}
+	return s[:end]
+}
+
+// lastLines returns the last n lines of s, which ends in a newline.
+func lastLines(s string, n int) string {
+	start := len(s) - 1
+	for range n {
+		i := strings.LastIndexByte(s[:start], '\n')
+		if i < 0 {
+			return s
+		}
+		start = i
+	}
+	return s[start+1:]
+}
 
 // sources returns the vectors, in the order testdata/vectors.json lists
 // them.
@@ -123,6 +161,31 @@ func sources() []source {
 			e.Call, e.Out = "c-ü", strings.Repeat("0123456789", 30)
 		})),
 		evSrc("step_large", "seq as a uint8 and step as a uint32", with(ev(event.KindStep, 200), func(e *event.Event) { e.Step = 70000 })),
+		evSrc("run_start_full", "every field of a run start: a lease, a workspace, a policy pattern, two tools and a document schema (each schema is JSON text, a msgpack string) and the promised outputs",
+			with(ev(event.KindRunStart, 1), func(e *event.Event) {
+				e.Agent, e.Lease, e.Workspace, e.Pattern = "coder", 30000, "/work/acme/run-42", "edit_and_verify"
+				e.Tools = []event.Schema{{Name: "read_file", Schema: readSchema}, {Name: "edit_file", Schema: editSchema}}
+				e.Docs = []event.Schema{{Name: "plan", Schema: planSchema}}
+				e.Outputs = []string{"src/main.go", "CHANGELOG.md"}
+			})),
+		evSrc("step_full", "every field of a step: its turn, token use, cost in micro-USD, context use, and the plan document it produced", with(ev(event.KindStep, 2), func(e *event.Event) {
+			e.Step, e.Turn, e.TokensIn, e.TokensOut, e.Cost, e.Context, e.Window = 1, 1, 12000, 350, 41250, 12350, 200000
+			e.Planning, e.Doc, e.DocSchema = true, planDoc, "plan"
+		})),
+		evSrc("result_ref", "a result by reference: the output is the line pair \"--- FAIL: TestCompare (0.00s)\\n    main_test.go:12: got false, want true\\n\" 2000 times, put in guard_outputs under its digest; a failed verification that changed two files",
+			with(ev(event.KindResult, 34), func(e *event.Event) {
+				e.Call, e.Tool, e.Err = "c13", "shell", true
+				e.Ref = &event.OutputRef{Digest: event.Digest([]byte(testOut)), Size: int64(len(testOut))}
+				e.Exit, e.Verify = 1, true
+				e.Changes = &event.Changes{Files: 2, Lines: 6, Hunks: 3, Paths: []string{"src/main.go", "src/util.go"}}
+			})),
+		evSrc("round", "a parallel round of three calls, published before them", with(ev(event.KindRound, 40), func(e *event.Event) {
+			e.Calls, e.Wait = []string{"c20", "c21", "c22"}, 30000
+		})),
+		evSrc("timer", "the lease timer the heartbeat at seq 7 set, as the server's scheduler publishes it: seq is 0, and ts is what guard-consumer set",
+			with(ev(event.KindTimer, 0), func(e *event.Event) {
+				e.TS, e.Timer, e.Gen = t0+36000, "lease", 7
+			})),
 		{
 			name: "event/extra_keys", typ: "event",
 			note: "unknown keys of every type, keys in sorted rather than Go's order: decoders ignore the unknown keys, so re-encoding drops them",
@@ -188,6 +251,62 @@ func sources() []source {
 			d.Call, d.Guard, d.Reason, d.Outcome = "c6", "loop", event.ReasonLoopDetected, event.StatusCompleted
 			d.Counts = []event.Counter{{Name: "repeat", Value: 5}}
 			d.Msg = "completed with a warning: the same read_file call was made 5 times in a row"
+		})),
+		decSrc("repair_args", "repaired arguments to run the call with, and what failed validation; a diag path of \"\" is the whole value", withD(dec(event.Repair, 37), func(d *event.Decision) {
+			d.Call, d.Guard, d.Msg = "c16", "schema", "renamed key filePath to path"
+			d.Args = `{"path":"src/main.go"}`
+			d.Diags = []event.Diag{
+				{Path: "", Want: `required property "path"`, Msg: `missing property "path"`},
+				{Path: "/filePath", Want: "no additional properties", Got: `"src/main.go"`, Msg: `additional property "filePath" is not allowed`},
+			}
+		})),
+		decSrc("reject_unknown_tool", "", withD(dec(event.Reject, 38), func(d *event.Decision) {
+			d.Call, d.Guard, d.Reason = "c17", "schema", event.ReasonUnknownTool
+			d.Near = []string{"read_file", "list_files"}
+			d.Msg = `the run declared no tool "read_files"; the nearest are read_file and list_files`
+		})),
+		decSrc("reject_policy", "", withD(dec(event.Reject, 39), func(d *event.Decision) {
+			d.Call, d.Guard, d.Reason, d.Rule = "c18", "policy", event.ReasonPolicyViolation, "read_before_edit"
+			d.Msg = "edit_file on src/util.go before reading it"
+		})),
+		decSrc("stop_limit", "a stop answering a step: the rule names the limit", withD(dec(event.Stop, 50), func(d *event.Decision) {
+			d.Guard, d.Reason, d.Rule, d.Outcome = "budget", event.ReasonLimitExceeded, "max_turns", event.StatusFailed
+			d.Counts = []event.Counter{{Name: "turns", Value: 41}, {Name: "max", Value: 40}}
+			d.Msg = "41 turns in this run, over the limit of 40; the run is stopped"
+		})),
+		decSrc("stop_lease", "it answers the lease timer (vector event/timer), so seq is 0 and ts is the timer's", withD(dec(event.Stop, 0), func(d *event.Decision) {
+			d.TS = t0 + 36000
+			d.Guard, d.Reason, d.Outcome = "lease", event.ReasonLeaseExpired, event.StatusCancelled
+			d.Counts = []event.Counter{{Name: "lease_ms", Value: 30000}, {Name: "last_renewal", Value: 7}}
+			d.Msg = "no heartbeat within the 30000 ms lease since event 7; the run is cancelled"
+		})),
+		decSrc("stale", "the verdict for a call published after run_end", withD(dec(event.Stale, 9), func(d *event.Decision) {
+			d.Call, d.Msg = "c30", "the run has ended; no further calls are allowed"
+		})),
+		decSrc("pressure", "", withD(dec(event.Pressure, 47), func(d *event.Decision) {
+			d.Guard, d.Level = "context", 85
+			d.Counts = []event.Counter{{Name: "ctx", Value: 171000}, {Name: "win", Value: 200000}}
+			d.Msg = "the context holds 171000 of 200000 tokens (85%), past 85% of the window; compact it before it fills"
+		})),
+		decSrc("output", "the bounded view of the result of vector event/result_ref: its first 40 lines, then the truncation marker", withD(dec(event.Output, 34), func(d *event.Decision) {
+			d.Call, d.Guard = "c13", "output"
+			d.View = firstLines(testOut, 40) + fmt.Sprintf("[truncated: lines 1-40 of 4000 shown, 3960 more; full output %s (%d bytes); next page at offset 40]",
+				event.Digest([]byte(testOut)), len(testOut))
+			d.Ref = &event.OutputRef{Digest: event.Digest([]byte(testOut)), Size: int64(len(testOut))}
+			d.Trunc = &event.Truncation{LinesShown: 40, LinesRemaining: 3960, HasMore: true, TotalLines: 4000, TotalBytes: int64(len(testOut))}
+		})),
+		decSrc("output_tail", "a view from offset 450 of 500 lines (\"log line 1\\n\" to \"log line 500\\n\"): it reaches the end, so it has no marker, and lines_remaining and has_more are left out",
+			withD(dec(event.Output, 44), func(d *event.Decision) {
+				d.Call, d.Guard = "c20", "output"
+				d.View = lastLines(logOut, 50)
+				d.Ref = &event.OutputRef{Digest: event.Digest([]byte(logOut)), Size: int64(len(logOut))}
+				d.Trunc = &event.Truncation{Offset: 450, LinesShown: 50, TotalLines: 500, TotalBytes: int64(len(logOut))}
+			})),
+		decSrc("settled", "the round of vector event/round settled when its wait ran out: it answers the round timer, so seq is 0", withD(dec(event.Settled, 0), func(d *event.Decision) {
+			d.TS = t0 + 39000 + 30000
+			d.Guard = "round"
+			d.Calls, d.Missing = []string{"c20", "c21", "c22"}, []string{"c22"}
+			d.Msg = "no result for c22 within 30000 ms"
 		})),
 		{
 			name: "decision/extra_keys", typ: "decision",
@@ -652,62 +771,13 @@ func normalize(v any) (any, error) {
 	return nil, fmt.Errorf("%T is not a wire type", v)
 }
 
-// schemas compiles every JSON Schema in testdata/schema once.
-var schemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
-	files, err := filepath.Glob(filepath.Join(schemaDir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	out := map[string]*jsonschema.Schema{}
-	for _, f := range files {
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return nil, err
-		}
-		sch, err := c.Compile(abs)
-		if err != nil {
-			return nil, err
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".json")] = sch
-	}
-	return out, nil
-})
-
-// schemaName returns the schema of a payload: the event kind's name, such
-// as "call", or "decision".
-func schemaName(typ string, m map[string]any) string {
-	if typ == "decision" {
-		return "decision"
-	}
-	k, _ := m["k"].(int64)
-	return event.Kind(k).String()
-}
-
-func schemaFor(t *testing.T, typ string, m map[string]any) *jsonschema.Schema {
-	t.Helper()
-	return schemaNamed(t, schemaName(typ, m))
-}
-
-func schemaNamed(t *testing.T, name string) *jsonschema.Schema {
-	t.Helper()
-	all, err := schemas()
-	if err != nil {
-		t.Fatalf("compiling the schemas: %v", err)
-	}
-	sch, ok := all[name]
-	if !ok {
-		t.Fatalf("no schema %s/%s.json", schemaDir, name)
-	}
-	return sch
-}
-
 // TestVectorsCover checks that the vectors exercise every event kind, every
-// decision kind, every field, and unknown keys.
+// decision kind, every key at every depth (such as ref.dig or
+// trunc.has_more), and unknown keys.
 func TestVectorsCover(t *testing.T) {
 	events := map[event.Kind]bool{}
 	decisions := map[event.DecisionKind]bool{}
-	seen := map[string]bool{} // "event.<key>" or "decision.<key>" set by some vector
+	seen := map[string]bool{} // "event.<path>" or "decision.<path>" set by some vector
 	var steerAndCounters, extraEvent, extraDecision bool
 	for _, v := range loadVectors(t) {
 		b, err := hex.DecodeString(v.Hex)
@@ -718,9 +788,7 @@ func TestVectorsCover(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", v.Name, err)
 		}
-		for k := range m {
-			seen[v.Type+"."+k] = true
-		}
+		jsonPaths(m, v.Type+".", seen)
 		switch v.Type {
 		case "event":
 			var e event.Event
@@ -750,10 +818,9 @@ func TestVectorsCover(t *testing.T) {
 		}
 	}
 	for typ, value := range map[string]any{"event": event.Event{}, "decision": event.Decision{}} {
-		rt := reflect.TypeOf(value)
-		for i := 0; i < rt.NumField(); i++ {
-			if key, _, ok := wireKey(rt.Field(i)); ok && !seen[typ+"."+key] {
-				t.Errorf("no %s vector sets %q", typ, key)
+		for _, p := range wirePaths(reflect.TypeOf(value), "") {
+			if !seen[typ+"."+p] {
+				t.Errorf("no %s vector sets %q", typ, p)
 			}
 		}
 	}
@@ -765,74 +832,57 @@ func TestVectorsCover(t *testing.T) {
 	}
 }
 
-// TestSchemasCoverTheWireTypes checks that each schema names every key of
-// its Go type, with the right const k, so the schemas cannot fall behind
-// the structs.
-func TestSchemasCoverTheWireTypes(t *testing.T) {
-	load := func(name string) map[string]any {
-		b, err := os.ReadFile(filepath.Join(schemaDir, name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := parseJSON(b)
-		if err != nil {
-			t.Fatalf("%s.json: %v", name, err)
-		}
-		return m
-	}
-	keys := func(rt reflect.Type) []string {
-		var out []string
-		for i := 0; i < rt.NumField(); i++ {
-			if key, _, ok := wireKey(rt.Field(i)); ok {
-				out = append(out, key)
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
-	props := func(obj map[string]any) []string {
-		p, _ := obj["properties"].(map[string]any)
-		var out []string
-		for k := range p {
-			out = append(out, k)
-		}
-		slices.Sort(out)
-		return out
-	}
-	check := func(where string, obj map[string]any, rt reflect.Type) {
-		t.Helper()
-		if got, want := props(obj), keys(rt); !slices.Equal(got, want) {
-			t.Errorf("%s: properties %v, want the keys of %s: %v", where, got, rt, want)
-		}
-		if obj["additionalProperties"] != true {
-			t.Errorf("%s: additionalProperties must be true: unknown keys are allowed", where)
-		}
-	}
-
-	for k := event.Kind(1); k != 0; k++ {
-		if !k.Valid() {
+// wirePaths returns the keys of the wire type rt and, for keys that hold a
+// struct or a slice of structs, the keys inside as key.sub or key[].sub.
+func wirePaths(rt reflect.Type, prefix string) []string {
+	var out []string
+	for i := 0; i < rt.NumField(); i++ {
+		key, _, ok := wireKey(rt.Field(i))
+		if !ok {
 			continue
 		}
-		s := load(k.String())
-		check(k.String()+".json", s, reflect.TypeOf(event.Event{}))
-		kp := s["properties"].(map[string]any)["k"].(map[string]any)
-		if kp["const"] != int64(k) {
-			t.Errorf("%s.json: k const is %v, want %d", k, kp["const"], k)
+		out = append(out, prefix+key)
+		if st, slice := structOf(rt.Field(i).Type); st != nil {
+			sub := prefix + key + "."
+			if slice {
+				sub = prefix + key + "[]."
+			}
+			out = append(out, wirePaths(st, sub)...)
 		}
 	}
-	d := load("decision")
-	check("decision.json", d, reflect.TypeOf(event.Decision{}))
-	defs := d["$defs"].(map[string]any)
-	check("decision.json $defs.steer", defs["steer"].(map[string]any), reflect.TypeOf(event.Steer{}))
-	check("decision.json $defs.counter", defs["counter"].(map[string]any), reflect.TypeOf(event.Counter{}))
-	var codes []any
-	for k := event.DecisionKind(1); k != 0; k++ {
-		if k.Valid() {
-			codes = append(codes, int64(k))
-		}
+	return out
+}
+
+// structOf returns the struct type a field of type ft holds, directly,
+// through a pointer or as the elements of a slice, or nil.
+func structOf(ft reflect.Type) (st reflect.Type, slice bool) {
+	if ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
 	}
-	if got := d["properties"].(map[string]any)["k"].(map[string]any)["enum"]; !reflect.DeepEqual(got, codes) {
-		t.Errorf("decision.json: k enum %v, want the decision kinds %v", got, codes)
+	if ft.Kind() == reflect.Slice {
+		ft, slice = ft.Elem(), true
+	}
+	if ft.Kind() != reflect.Struct {
+		return nil, false
+	}
+	return ft, slice
+}
+
+// jsonPaths records in seen the paths of m's keys, named as wirePaths
+// names them.
+func jsonPaths(m map[string]any, prefix string, seen map[string]bool) {
+	for k, v := range m {
+		seen[prefix+k] = true
+		switch x := v.(type) {
+		case map[string]any:
+			jsonPaths(x, prefix+k+".", seen)
+		case []any:
+			for _, e := range x {
+				if em, ok := e.(map[string]any); ok {
+					jsonPaths(em, prefix+k+"[].", seen)
+				}
+			}
+		}
 	}
 }
 
@@ -850,175 +900,4 @@ func vectorJSON(t *testing.T, name string) (string, map[string]any) {
 	}
 	t.Fatalf("no vector %s", name)
 	return "", nil
-}
-
-// TestSchemasReject checks that the schemas refuse what the contract
-// forbids.
-func TestSchemasReject(t *testing.T) {
-	tests := []struct {
-		name   string
-		vector string // the vector whose JSON form is broken
-		mutate func(m map[string]any)
-	}{
-		{"missing tn", "event/call", func(m map[string]any) { delete(m, "tn") }},
-		{"missing seq", "event/step", func(m map[string]any) { delete(m, "seq") }},
-		{"missing v", "event/heartbeat", func(m map[string]any) { delete(m, "v") }},
-		{"seq as a string", "event/call", func(m map[string]any) { m["seq"] = "3" }},
-		{"seq 0", "event/call", func(m map[string]any) { m["seq"] = int64(0) }},
-		{"seq as a float", "event/call", func(m map[string]any) { m["seq"] = 3.5 }},
-		{"ts as a string", "event/run_start", func(m map[string]any) { m["ts"] = "2026-01-01T00:00:00Z" }},
-		{"wrong k", "event/call", func(m map[string]any) { m["k"] = int64(event.KindResult) }},
-		{"k as a name", "event/call", func(m map[string]any) { m["k"] = "call" }},
-		{"version 2", "event/call", func(m map[string]any) { m["v"] = int64(2) }},
-		{"tenant with a dot", "event/call", func(m map[string]any) { m["tn"] = "acme.eu" }},
-		{"run with a space", "event/call", func(m map[string]any) { m["run"] = "run 42" }},
-		{"run of 129 bytes", "event/call", func(m map[string]any) { m["run"] = strings.Repeat("r", 129) }},
-		{"call without a call id", "event/call", func(m map[string]any) { delete(m, "call") }},
-		{"call id with a wildcard", "event/call", func(m map[string]any) { m["call"] = "c*" }},
-		{"call without a tool", "event/call", func(m map[string]any) { delete(m, "tool") }},
-		{"empty tool", "event/call", func(m map[string]any) { m["tool"] = "" }},
-		{"args as an object", "event/call_full", func(m map[string]any) { m["args"] = map[string]any{"path": "src/main.go"} }},
-		{"result without a call id", "event/result", func(m map[string]any) { delete(m, "call") }},
-		{"err as a string", "event/result_full", func(m map[string]any) { m["err"] = "true" }},
-		{"negative step", "event/step", func(m map[string]any) { m["step"] = int64(-1) }},
-		{"run_end without a status", "event/run_end", func(m map[string]any) { delete(m, "status") }},
-		{"run_end with a bad status", "event/run_end", func(m map[string]any) { m["status"] = "done" }},
-		{"a known key of another kind with the wrong type", "event/heartbeat", func(m map[string]any) { m["tool"] = int64(1) }},
-		{"not an object", "event/call", nil},
-		{"decision kind 0", "decision/allow", func(m map[string]any) { m["k"] = int64(0) }},
-		{"verdict without a call id", "decision/allow", func(m map[string]any) { delete(m, "call") }},
-		{"advise without steer", "decision/advise", func(m map[string]any) { delete(m, "steer") }},
-		{"steer without its constraint", "decision/advise", func(m map[string]any) { delete(m["steer"].(map[string]any), "c") }},
-		{"unknown constraint", "decision/advise", func(m map[string]any) { m["steer"].(map[string]any)["c"] = "be_nice" }},
-		{"signature in upper case", "decision/advise", func(m map[string]any) { m["steer"].(map[string]any)["sig"] = strings.ToUpper(sigRead) }},
-		{"signature with a trailing newline", "decision/advise", func(m map[string]any) { m["steer"].(map[string]any)["sig"] = sigRead[:15] + "\n" }},
-		{"counter without a value", "decision/advise", func(m map[string]any) { delete(m["ctr"].([]any)[0].(map[string]any), "v") }},
-		{"counters as an object", "decision/advise", func(m map[string]any) { m["ctr"] = map[string]any{"repeat": int64(3)} }},
-		{"reject without a reason", "decision/reject", func(m map[string]any) { delete(m, "rsn") }},
-		{"unknown reason", "decision/reject", func(m map[string]any) { m["rsn"] = "BAD_MOOD" }},
-		{"stop without an outcome", "decision/stop", func(m map[string]any) { delete(m, "out") }},
-		{"stop with a bad outcome", "decision/stop", func(m map[string]any) { m["out"] = "done" }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			typ, m := vectorJSON(t, tt.vector)
-			sch := schemaFor(t, typ, m)
-			var inst any = m
-			if tt.mutate != nil {
-				tt.mutate(m)
-			} else {
-				inst = []any{m}
-			}
-			if err := sch.Validate(inst); err == nil {
-				t.Errorf("the %s schema accepts %v; want it refused", schemaName(typ, m), inst)
-			}
-		})
-	}
-}
-
-// TestSchemasAgreeWithTheCodec breaks every key of every event vector, by
-// leaving it out or by giving it a value of another type, and checks that
-// the schema and the Go decoder with Validate accept and refuse the same.
-func TestSchemasAgreeWithTheCodec(t *testing.T) {
-	goAccepts := func(m map[string]any) error {
-		var buf bytes.Buffer
-		enc := msgpack.NewEncoder(&buf)
-		enc.SetSortMapKeys(true)
-		if err := enc.Encode(m); err != nil {
-			t.Fatal(err)
-		}
-		var e event.Event
-		if err := event.DecodeEvent(buf.Bytes(), &e); err != nil {
-			return err
-		}
-		return e.Validate()
-	}
-	wrongType := func(v any) any {
-		switch v.(type) {
-		case string:
-			return int64(7)
-		case int64:
-			return "7"
-		case bool:
-			return "true"
-		}
-		t.Fatalf("no wrong type for %T", v)
-		return nil
-	}
-	for _, v := range loadVectors(t) {
-		if v.Type != "event" || v.Extra {
-			continue
-		}
-		base, err := parseJSON(v.JSON)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sch := schemaFor(t, v.Type, base)
-		for key, val := range base {
-			for _, mut := range []struct {
-				how   string
-				apply func(m map[string]any)
-			}{
-				{"without " + key, func(m map[string]any) { delete(m, key) }},
-				{key + " of the wrong type", func(m map[string]any) { m[key] = wrongType(val) }},
-			} {
-				m := maps.Clone(base)
-				mut.apply(m)
-				schemaErr := sch.Validate(m)
-				goErr := goAccepts(m)
-				if (schemaErr == nil) != (goErr == nil) {
-					t.Errorf("%s %s: schema says %v, Go says %v; they must agree", v.Name, mut.how, schemaErr, goErr)
-				}
-			}
-		}
-	}
-}
-
-// TestIDPattern checks the schemas' id rule against event.CheckID for
-// every Unicode code point, and the length limit at its edge. The schemas
-// list the forbidden characters in a "not" pattern without anchors, which
-// every regular expression engine reads alike (Python's "$" would also
-// match before a trailing newline).
-func TestIDPattern(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(schemaDir, "call.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s struct {
-		Defs struct {
-			ID struct {
-				MaxLength int `json:"maxLength"`
-				Not       struct {
-					Pattern string `json:"pattern"`
-				} `json:"not"`
-			} `json:"id"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	forbidden := regexp.MustCompile(s.Defs.ID.Not.Pattern)
-	var bad []string
-	for r := rune(0); r <= utf8.MaxRune; r++ {
-		if !utf8.ValidRune(r) {
-			continue // surrogates cannot be in a JSON string
-		}
-		id := "a" + string(r) + "b"
-		if schemaOK, goErr := !forbidden.MatchString(id), event.CheckID(id); schemaOK != (goErr == nil) {
-			bad = append(bad, fmt.Sprintf("%U (schema accepts %t, CheckID %v)", r, schemaOK, goErr))
-		}
-	}
-	if len(bad) > 0 {
-		t.Errorf("the schemas' id rule and CheckID disagree on %d code points, such as %v", len(bad), bad[:min(len(bad), 10)])
-	}
-	if s.Defs.ID.MaxLength != event.MaxIDLen {
-		t.Errorf("maxLength %d, want event.MaxIDLen (%d)", s.Defs.ID.MaxLength, event.MaxIDLen)
-	}
-	for _, id := range []string{"", "acme\n", strings.Repeat("x", event.MaxIDLen), strings.Repeat("x", event.MaxIDLen+1)} {
-		m := map[string]any{"v": int64(1), "k": int64(event.KindHeartbeat), "tn": id, "run": "r", "seq": int64(1), "ts": int64(t0)}
-		schemaErr := schemaNamed(t, "heartbeat").Validate(m)
-		if (schemaErr == nil) != (event.CheckID(id) == nil) {
-			t.Errorf("id %q: schema says %v, CheckID says %v", id, schemaErr, event.CheckID(id))
-		}
-	}
 }

@@ -31,24 +31,29 @@ func (c *Chain) NewRun() *Run {
 	return r
 }
 
-// Apply folds ev into r and leaves the decisions in out. An event whose Seq
-// is not above the last applied one is a duplicate: it changes nothing and
-// out reports it. A call of a stopped run is rejected with the reason the
-// run stopped for. Every call receives exactly one verdict.
+// Apply folds ev into r and leaves the decisions in out.
+//
+// An agent event whose Seq is not above the last applied one is a
+// duplicate: it changes nothing and out reports it. Once the run has
+// stopped, a call is rejected with the reason the run stopped for; once it
+// has ended or stopped, every other agent event draws a stale decision and
+// changes nothing. Timer events (which carry no Seq) reach the processors
+// only while the run is active. Every call receives exactly one final
+// verdict, the last verdict among the decisions.
 func (c *Chain) Apply(r *Run, ev *event.Event, out *Out) {
 	out.Begin(ev)
-	if ev.Seq <= r.Seq {
-		out.duplicate = true
-		return
-	}
-	r.Seq = ev.Seq
-	switch r.Status {
-	case StatusStopped:
-		if ev.Kind == event.KindCall {
-			out.Reject(r.Reason, fmt.Sprintf("the run was stopped (%s); no further calls are allowed", r.Reason))
+	if ev.Kind != event.KindTimer {
+		if ev.Seq <= r.Seq {
+			out.duplicate = true
+			return
 		}
+		r.Seq = ev.Seq
+	}
+	switch {
+	case r.Status == StatusStopped || r.Status == StatusEnded:
+		c.afterEnd(r, ev, out)
 		return
-	case StatusEnded:
+	case ev.Kind == event.KindTimer && r.Status != StatusActive:
 		return
 	}
 	r.Status = StatusActive
@@ -58,6 +63,11 @@ func (c *Chain) Apply(r *Run, ev *event.Event, out *Out) {
 		if out.Final() {
 			break
 		}
+		if v := out.Verdict(); v != nil && v.Kind == event.Repair && v.Args != ev.Args {
+			repaired := *ev
+			repaired.Args = v.Args
+			ev = &repaired // later processors check the call as it will run
+		}
 	}
 	out.guard = ""
 	if ev.Kind == event.KindCall && out.verdict == 0 {
@@ -66,8 +76,28 @@ func (c *Chain) Apply(r *Run, ev *event.Event, out *Out) {
 	if s := out.Stopped(); s != nil {
 		r.Status, r.Reason = StatusStopped, s.Reason
 	} else if ev.Kind == event.KindRunEnd {
-		r.Status = StatusEnded
+		r.Status, out.ended = StatusEnded, true
 	}
+}
+
+// afterEnd answers an event that arrived after the run stopped or ended.
+func (c *Chain) afterEnd(r *Run, ev *event.Event, out *Out) {
+	switch {
+	case ev.Kind == event.KindTimer:
+	case ev.Kind == event.KindCall && r.Status == StatusStopped:
+		out.Reject(r.Reason, fmt.Sprintf("the run was stopped (%s); no further calls are allowed", r.Reason))
+	case ev.Kind == event.KindCall:
+		out.verdictOf(event.Stale, "the run has ended; no further calls are allowed", nil)
+	default:
+		out.add(event.Stale, fmt.Sprintf("the run has %s; the %s changed nothing", endedOrStopped(r), ev.Kind), nil)
+	}
+}
+
+func endedOrStopped(r *Run) string {
+	if r.Status == StatusStopped {
+		return "stopped (" + string(r.Reason) + ")"
+	}
+	return "ended"
 }
 
 // Snapshot keys.

@@ -76,7 +76,7 @@ func TestDetector(t *testing.T) {
 			name:    "identical calls advise at 3 and fail at 5",
 			history: func(h *processortest.History) { calls(h, 5, "read_file", read, "x") },
 			want: map[int64]string{
-				2: "allow", 4: "allow", 6: "advise:avoid_repeat allow", 8: "allow", 10: "stop:LOOP_DETECTED",
+				2: "allow", 4: "allow", 6: "advise:avoid_repeat allow", 8: "allow", 10: "stop:LOOP_DETECTED", 11: "stale",
 			},
 		},
 		{
@@ -112,7 +112,7 @@ func TestDetector(t *testing.T) {
 			policy:  func(p *loop.Policy) { p.Action = loop.ActionCompleteWithWarning },
 			history: func(h *processortest.History) { calls(h, 5, "read_file", read, "x") },
 			want: map[int64]string{
-				2: "allow", 4: "allow", 6: "advise:avoid_repeat allow", 8: "allow", 10: "stop:LOOP_DETECTED(completed)",
+				2: "allow", 4: "allow", 6: "advise:avoid_repeat allow", 8: "allow", 10: "stop:LOOP_DETECTED(completed)", 11: "stale",
 			},
 		},
 		{
@@ -249,7 +249,7 @@ func TestDetector(t *testing.T) {
 			name:    "calls after a stop are rejected with the stop's reason",
 			history: func(h *processortest.History) { calls(h, 5, "read_file", read, "x").Call("ls", `{}`) },
 			want: map[int64]string{
-				2: "allow", 4: "allow", 6: "advise:avoid_repeat allow", 8: "allow", 10: "stop:LOOP_DETECTED", 12: "reject:LOOP_DETECTED",
+				2: "allow", 4: "allow", 6: "advise:avoid_repeat allow", 8: "allow", 10: "stop:LOOP_DETECTED", 11: "stale", 12: "reject:LOOP_DETECTED",
 			},
 		},
 		{

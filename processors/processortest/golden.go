@@ -33,11 +33,34 @@ func Log(c *processors.Chain, history []event.Event) string {
 			fmt.Fprintf(&b, " %s err=%t %q", ev.Call, ev.Err, ev.Out)
 		case event.KindRunEnd:
 			fmt.Fprintf(&b, " %s", ev.Status)
+		case event.KindStep:
+			for _, f := range []struct {
+				name string
+				v    int64
+			}{{"turn", ev.Turn}, {"tin", ev.TokensIn}, {"tout", ev.TokensOut}, {"cost", ev.Cost}, {"ctx", ev.Context}, {"win", ev.Window}} {
+				if f.v != 0 {
+					fmt.Fprintf(&b, " %s=%d", f.name, f.v)
+				}
+			}
+			if ev.Planning {
+				b.WriteString(" plan")
+			}
+		case event.KindTimer:
+			fmt.Fprintf(&b, " %s gen=%d", ev.Timer, ev.Gen)
+		case event.KindRound:
+			fmt.Fprintf(&b, " %v wait=%d", ev.Calls, ev.Wait)
 		}
 		b.WriteByte('\n')
 		c.Apply(r, &ev, &out)
 		for j := range out.Decisions {
 			fmt.Fprintf(&b, "    → %s\n", String(&out.Decisions[j]))
+		}
+		for _, t := range out.Timers {
+			if t.After < 0 {
+				fmt.Fprintf(&b, "    ⏲ cancel %s\n", t.Name)
+			} else {
+				fmt.Fprintf(&b, "    ⏲ set %s in %dms gen=%d\n", t.Name, t.After, t.Gen)
+			}
 		}
 	}
 	return b.String()

@@ -14,6 +14,7 @@ const BaseTS = 1767225600000
 type History struct {
 	Tenant, Run string
 	events      []event.Event
+	seq         int64
 	calls       int
 	lastCall    string
 }
@@ -27,14 +28,26 @@ func NewHistory(tenant, run string) *History {
 }
 
 // Add appends ev with its envelope (version, tenant, run, sequence, time)
-// filled in, and returns the history.
+// filled in, and returns the history. Sequences count agent events from 1;
+// timer events carry none.
 func (h *History) Add(ev event.Event) *History {
 	ev.V, ev.Tenant, ev.Run = event.Version, h.Tenant, h.Run
-	ev.Seq = int64(len(h.events) + 1)
 	ev.TS = BaseTS + int64(len(h.events))*1000
+	if ev.Kind != event.KindTimer {
+		h.seq++
+		ev.Seq = h.seq
+	}
 	h.events = append(h.events, ev)
 	return h
 }
+
+// Timer appends the firing of the timer name set by the event at gen.
+func (h *History) Timer(name string, gen int64) *History {
+	return h.Add(event.Event{Kind: event.KindTimer, Timer: name, Gen: gen})
+}
+
+// Seq returns the sequence of the last agent event.
+func (h *History) Seq() int64 { return h.seq }
 
 // Call appends a call of tool with JSON args, with call id c1, c2, ...
 func (h *History) Call(tool, args string) *History {
