@@ -80,8 +80,8 @@ func (c Config) storage() jetstream.StorageType {
 func (c Config) EventStreamConfig() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        EventStream,
-		Description: "guardstream: events agents publish, partitioned by run",
-		Subjects:    []string{eventPrefix + "*.*.*"},
+		Description: "guardstream: events agents publish, partitioned by run, and the schedules of guard timers",
+		Subjects:    []string{eventPrefix + "*.*.*", timerPrefix + "*.*.*"},
 		SubjectTransform: &jetstream.SubjectTransformConfig{
 			Source:      eventPrefix + "*.*.*",
 			Destination: c.partitionDestination(),
@@ -92,6 +92,11 @@ func (c Config) EventStreamConfig() jetstream.StreamConfig {
 		Replicas:   c.Replicas,
 		Duplicates: c.Duplicates,
 		Discard:    jetstream.DiscardOld,
+		// Timers are messages the server holds on guard.timer.* and
+		// publishes into the run's partition when due (@at); a newer
+		// schedule rolls up the older one.
+		AllowMsgSchedules: true,
+		AllowRollup:       true,
 	}
 }
 

@@ -7,6 +7,8 @@
 //	agent.<tenant>.<run>.<kind>          what agents publish; kind is run, step, call, result or hb
 //	agent.<p>.<tenant>.<run>.<kind>      how AGENT_EVENTS stores it: a subject transform adds
 //	                                     the partition <p> = hash(tenant, run) mod Partitions
+//	guard.timer.<tenant>.<run>.<name>    a guard timer: a message AGENT_EVENTS holds and the
+//	                                     server publishes to agent.<tenant>.<run>.timer when due
 //	guard.ctl.<tenant>.<run>.<kind>      decisions, in GUARD_CONTROL; kind is verdict, advice or stop
 //	guard.dlq.<reason>                   dead letters, in GUARD_DLQ; the original bytes with headers
 //	$KV.guard_runs.<tenant>.<run>        run state snapshots, in the guard_runs bucket

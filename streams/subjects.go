@@ -13,6 +13,7 @@ const (
 	eventPrefix      = "agent."
 	controlPrefix    = "guard.ctl."
 	deadLetterPrefix = "guard.dlq."
+	timerPrefix      = "guard.timer."
 )
 
 // EventSubject returns the subject an agent publishes an event of kind k of
@@ -46,6 +47,27 @@ func RunControlFilter(tenant, run string) (string, error) {
 		return "", err
 	}
 	return controlPrefix + tenant + "." + run + ".>", nil
+}
+
+// TimerSubject returns the subject a run's timer is scheduled on. The
+// schedule fires into the run's own partition, on EventSubject(tenant, run,
+// event.KindTimer); a later schedule on the same subject replaces it.
+func TimerSubject(tenant, run, name string) (string, error) {
+	if err := checkIDs(tenant, run); err != nil {
+		return "", err
+	}
+	if err := event.CheckID(name); err != nil {
+		return "", fmt.Errorf("streams: timer name %q: %w", name, err)
+	}
+	return timerPrefix + tenant + "." + run + "." + name, nil
+}
+
+// TimerFilter returns the filter matching every timer of a run.
+func TimerFilter(tenant, run string) (string, error) {
+	if err := checkIDs(tenant, run); err != nil {
+		return "", err
+	}
+	return timerPrefix + tenant + "." + run + ".*", nil
 }
 
 // DeadLetterSubject returns the subject dead letters with reason r go to.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/guardstream/guardstream/event"
@@ -62,7 +63,34 @@ func deadCall(subj streams.Stored, data []byte) (event.Decision, bool) {
 		return event.Decision{}, false
 	}
 	d := event.Decision{V: event.Version, Kind: event.Reject, Tenant: subj.Tenant, Run: subj.Run, Call: call, Reason: event.ReasonInvalidEvent}
-	d.Seq, _ = m["seq"].(int64)
-	d.TS, _ = m["ts"].(int64)
+	d.Seq, d.TS = asInt(m["seq"]), asInt(m["ts"])
 	return d, true
+}
+
+// asInt returns v as an int64 if it is a non-negative msgpack integer that
+// fits one (a generic decode yields the narrowest Go type), else 0.
+func asInt(v any) int64 {
+	var n int64
+	switch x := v.(type) {
+	case int8:
+		n = int64(x)
+	case int16:
+		n = int64(x)
+	case int32:
+		n = int64(x)
+	case int64:
+		n = x
+	case uint8:
+		n = int64(x)
+	case uint16:
+		n = int64(x)
+	case uint32:
+		n = int64(x)
+	case uint64:
+		if x > math.MaxInt64 {
+			return 0
+		}
+		n = int64(x)
+	}
+	return max(n, 0)
 }

@@ -39,6 +39,10 @@ func (p *partition) handle(ctx context.Context, m jetstream.Msg) error {
 		return p.deadLetter(m, seq, subj, streams.DeadSubject, fmt.Errorf(
 			"the payload is a %s of %s/%s but the subject says %s of %s/%s", ev.Kind, ev.Tenant, ev.Run, subj.Kind, subj.Tenant, subj.Run))
 	}
+	if ev.Kind == event.KindTimer && m.Headers().Get(jetstream.SchedulerHeader) != scheduledBy(ev) {
+		return p.deadLetter(m, seq, subj, streams.DeadSubject, fmt.Errorf(
+			"timer events come only from guard-consumer's schedules on %s; agents must not publish them", scheduledBy(ev)))
+	}
 
 	e, err := p.load(ctx, streams.RunKey(ev.Tenant, ev.Run))
 	if err != nil {
@@ -54,17 +58,24 @@ func (p *partition) handle(ctx context.Context, m jetstream.Msg) error {
 	}
 	e.run.Applied = seq
 	p.touch(e)
+	p.collectTimers(ev, meta.Timestamp)
+	prefix := decisionIDPrefix(ev)
 	for i := range p.out.Decisions {
-		if err := p.publishDecision(&p.out.Decisions[i], i); err != nil {
+		if err := p.publish(&p.out.Decisions[i], prefix+strconv.Itoa(i)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// publishDecision publishes d, the i-th decision for its event.
-func (p *partition) publishDecision(d *event.Decision, i int) error {
-	return p.publish(d, d.Tenant+"."+d.Run+"."+strconv.FormatInt(d.Seq, 10)+"."+strconv.Itoa(i))
+// decisionIDPrefix returns the Nats-Msg-Id of the decisions for ev, less
+// their index: <tenant>.<run>.<seq>. for an agent event, and
+// <tenant>.<run>.timer.<name>.<gen>. for a timer event, which has no seq.
+func decisionIDPrefix(ev *event.Event) string {
+	if ev.Kind == event.KindTimer {
+		return ev.Tenant + "." + ev.Run + ".timer." + ev.Timer + "." + strconv.FormatInt(ev.Gen, 10) + "."
+	}
+	return ev.Tenant + "." + ev.Run + "." + strconv.FormatInt(ev.Seq, 10) + "."
 }
 
 // publish publishes d on its control subject with the given Nats-Msg-Id.

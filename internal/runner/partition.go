@@ -18,11 +18,13 @@ type partition struct {
 	id  int
 	log *slog.Logger
 
-	cache map[string]*entry // run state by guard_runs key
-	dirty []*entry          // runs changed by the current batch
-	futs  []jetstream.PubAckFuture
-	out   processors.Out
-	ev    event.Event
+	cache  map[string]*entry // run state by guard_runs key
+	dirty  []*entry          // runs changed by the current batch
+	futs   []jetstream.PubAckFuture
+	timers []timer // timers the current batch set or cancelled
+	ended  []timer // runs the current batch ended
+	out    processors.Out
+	ev     event.Event
 }
 
 func newPartition(r *Runner, id int) *partition {
@@ -135,11 +137,14 @@ func fill(batch []jetstream.Msg, msgs chan jetstream.Msg) []jetstream.Msg {
 // process applies a batch and acks it once its decisions and state are
 // stored. On error nothing of the batch is acked and the cache is suspect.
 func (p *partition) process(ctx context.Context, batch []jetstream.Msg) error {
-	p.futs, p.dirty = p.futs[:0], p.dirty[:0]
+	p.futs, p.dirty, p.timers, p.ended = p.futs[:0], p.dirty[:0], p.timers[:0], p.ended[:0]
 	for _, m := range batch {
 		if err := p.handle(ctx, m); err != nil {
 			return err
 		}
+	}
+	if err := p.publishTimers(); err != nil {
+		return err
 	}
 	if err := p.await(ctx, nil); err != nil {
 		return err

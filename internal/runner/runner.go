@@ -23,6 +23,8 @@ type Runner struct {
 	cfg   Config
 	log   *slog.Logger
 	runs  jetstream.Stream // the stream behind the guard_runs bucket
+
+	purges chan string // timer schedules to purge, best effort
 }
 
 // New returns a runner that applies chain to the events on nc's server.
@@ -42,7 +44,7 @@ func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config
 	if err != nil {
 		return nil, fmt.Errorf("runner: bucket %s: %w (provision the streams first)", streams.RunsBucket, err)
 	}
-	return &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, runs: runs}, nil
+	return &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, runs: runs, purges: make(chan string, 4096)}, nil
 }
 
 // Run consumes until ctx is done, then finishes the events it holds and
@@ -59,6 +61,9 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 	var wg sync.WaitGroup
+	pctx, stopPurges := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopPurges()
+	go r.purgeLoop(pctx)
 	for p := range r.cfg.Partitions {
 		wg.Add(1)
 		go func() {
