@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/streams"
@@ -45,6 +46,21 @@ func (c *Client) Tenant() string { return c.tenant }
 type RunSpec struct {
 	// Agent is the agent class, which selects the run's policy.
 	Agent string
+	// Lease is how long the run may go without a heartbeat before the
+	// guard cancels it; 0 means no lease (or the policy's default).
+	Lease time.Duration
+	// ManualHeartbeat turns off the heartbeats the client otherwise sends
+	// three times per lease; the agent then calls Heartbeat itself.
+	ManualHeartbeat bool
+	// Workspace is the absolute root the run works in.
+	Workspace string
+	// Pattern is the policy pattern the run acts under.
+	Pattern string
+	// Tools and Docs declare the run's tools and documents with their JSON
+	// Schemas.
+	Tools, Docs []event.Schema
+	// Outputs are the paths the run promises to produce.
+	Outputs []string
 }
 
 // Start subscribes to the run's decisions and publishes its start. The run
@@ -54,13 +70,23 @@ func (c *Client) Start(ctx context.Context, runID string, spec RunSpec) (*Run, e
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
+	if spec.Lease != 0 && spec.Lease < event.MinLease*time.Millisecond {
+		return nil, fmt.Errorf("client: lease %v; want 0 or at least %v", spec.Lease, event.MinLease*time.Millisecond)
+	}
 	r := newRun(c, runID)
 	if r.sub, err = c.nc.Subscribe(filter, r.receive); err != nil {
 		return nil, fmt.Errorf("client: subscribing to %s: %w", filter, err)
 	}
-	if err := r.publish(ctx, &event.Event{Kind: event.KindRunStart, Agent: spec.Agent}); err != nil {
+	start := &event.Event{
+		Kind: event.KindRunStart, Agent: spec.Agent, Lease: spec.Lease.Milliseconds(), Workspace: spec.Workspace,
+		Pattern: spec.Pattern, Tools: spec.Tools, Docs: spec.Docs, Outputs: spec.Outputs,
+	}
+	if err := r.publish(ctx, start); err != nil {
 		_ = r.sub.Unsubscribe()
 		return nil, err
+	}
+	if spec.Lease > 0 && !spec.ManualHeartbeat {
+		go r.heartbeat(spec.Lease / 3)
 	}
 	return r, nil
 }

@@ -43,7 +43,7 @@ func decide(t *testing.T, nc *nats.Conn, d event.Decision) {
 }
 
 func TestFailModes(t *testing.T) {
-	nc, _ := setup(t)
+	nc, js := setup(t)
 	for _, tc := range []struct {
 		mode client.FailMode
 		want event.DecisionKind
@@ -64,6 +64,18 @@ func TestFailModes(t *testing.T) {
 			}
 			if v.Kind != tc.want || !v.Synthetic || v.Call != "c1" {
 				t.Errorf("verdict %s synthetic=%t call=%q, want synthetic %s for c1", v.Kind, v.Synthetic, v.Call, tc.want)
+			}
+			// Failing closed, the client reports the call as not run, so
+			// a late allow does not leave it counted as in flight.
+			var notRun bool
+			for _, m := range natstest.Messages(t, js, streams.EventStream) {
+				var ev event.Event
+				if event.DecodeEvent(m.Data, &ev) == nil && ev.Run == "run-"+tc.mode.String() && ev.Kind == event.KindResult {
+					notRun = ev.Call == "c1" && ev.Err
+				}
+			}
+			if notRun != (tc.mode == client.FailClosed) {
+				t.Errorf("reported c1 as not run: %t; want %t", notRun, tc.mode == client.FailClosed)
 			}
 		})
 	}

@@ -1,33 +1,45 @@
 package guard
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/guardstream/guardstream/processors"
+	"github.com/guardstream/guardstream/processors/budget"
+	"github.com/guardstream/guardstream/processors/lease"
 	"github.com/guardstream/guardstream/processors/loop"
+	"github.com/guardstream/guardstream/processors/pressure"
+	"sigs.k8s.io/yaml"
 )
 
-// Policy is the settings of every guard. Its JSON form is the policy file
-// guard-consumer reads with --policy; a field left out keeps its default.
+// Policy is the settings of every guard. Its YAML or JSON form is the
+// policy file guard-consumer reads with --policy; a field left out keeps
+// its default.
 type Policy struct {
-	Loop loop.Policy `json:"loop"`
+	Loop     loop.Policy     `json:"loop"`
+	Lease    lease.Policy    `json:"lease"`
+	Pressure pressure.Policy `json:"pressure"`
+	Budget   budget.Policy   `json:"budget"`
 }
 
 // DefaultPolicy returns the defaults of every guard.
 func DefaultPolicy() Policy {
-	return Policy{Loop: loop.DefaultPolicy()}
+	return Policy{
+		Loop:     loop.DefaultPolicy(),
+		Lease:    lease.DefaultPolicy(),
+		Pressure: pressure.DefaultPolicy(),
+		Budget:   budget.DefaultPolicy(),
+	}
 }
 
 // Validate reports every setting that makes no sense.
 func (p Policy) Validate() error {
-	return p.Loop.Validate()
+	return errors.Join(p.Loop.Validate(), p.Lease.Validate(), p.Pressure.Validate(), p.Budget.Validate())
 }
 
-// Load reads a JSON policy file over the defaults. Unknown fields are
-// errors, so a misspelt setting is not silently ignored.
+// Load reads a YAML or JSON policy file over the defaults. Unknown fields
+// are errors, so a misspelt setting is not silently ignored.
 func Load(path string) (Policy, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -36,12 +48,10 @@ func Load(path string) (Policy, error) {
 	return Parse(b)
 }
 
-// Parse decodes a JSON policy over the defaults and validates it.
+// Parse decodes a YAML or JSON policy over the defaults and validates it.
 func Parse(b []byte) (Policy, error) {
 	p := DefaultPolicy()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := yaml.UnmarshalStrict(b, &p); err != nil {
 		return Policy{}, fmt.Errorf("guard: parsing policy: %w", err)
 	}
 	if err := p.Validate(); err != nil {
@@ -50,7 +60,14 @@ func Parse(b []byte) (Policy, error) {
 	return p, nil
 }
 
-// Chain returns the processor chain for p, which must be valid.
+// Chain returns the processor chain for p, which must be valid. The order
+// matters: guards that refuse a call come before guards that count it, and
+// the budget, which defers calls, comes last.
 func Chain(p Policy) *processors.Chain {
-	return processors.NewChain(loop.New(p.Loop))
+	return processors.NewChain(
+		loop.New(p.Loop),
+		lease.New(p.Lease),
+		pressure.New(p.Pressure),
+		budget.New(p.Budget),
+	)
 }
