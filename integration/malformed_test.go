@@ -69,6 +69,9 @@ func TestMalformedInputGoesToDeadLetters(t *testing.T) {
 		if err != nil || v.Kind != event.Allow {
 			t.Fatalf("after %s: valid call got %s, %v; want allow", tc.name, v.Kind, err)
 		}
+		if err := r.Result(ctx, client.Result{Call: v.Call, Out: "ok"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	// Every dead-lettered call whose id could be read was also rejected,

@@ -41,7 +41,7 @@ func fleet(t *testing.T, c *client.Client, prefix string) {
 			defer r.Close()
 			for i := range 9 {
 				tool, args, fails := next(i)
-				if err := r.Step(ctx, int64(i)); err != nil {
+				if err := r.Step(ctx, client.Step{Number: int64(i)}); err != nil {
 					t.Error(err)
 					return
 				}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/guardstream/guardstream/client"
 	"github.com/guardstream/guardstream/event"
@@ -13,15 +14,22 @@ import (
 type agent struct {
 	name   string
 	about  string
+	spec   client.RunSpec
 	script func(ctx context.Context, a *actor) error
 }
 
+// silentLease is the lease of the agent that goes silent: short, so the
+// demo does not wait long for the guard to notice.
+const silentLease = 2 * time.Second
+
 // agents is the demo fleet, in the order the transcripts are printed.
 var agents = []agent{
-	{"careful", "explores, edits and tests; every call is fine", careful},
-	{"looper", "reads the same file again and again", looper},
-	{"pingpong", "alternates between two calls", pingpong},
-	{"flaky", "keeps calling a build that keeps failing", flaky},
+	{"careful", "explores, edits and tests; every call is fine", client.RunSpec{}, careful},
+	{"looper", "reads the same file again and again", client.RunSpec{}, looper},
+	{"pingpong", "alternates between two calls", client.RunSpec{}, pingpong},
+	{"flaky", "keeps calling a build that keeps failing", client.RunSpec{}, flaky},
+	{"silent", "holds a 2s lease, heartbeats while it works, then hangs", client.RunSpec{Lease: silentLease, ManualHeartbeat: true}, silent},
+	{"burster", "fires wider and wider parallel rounds", client.RunSpec{}, burster},
 }
 
 func careful(ctx context.Context, a *actor) error {
@@ -68,6 +76,72 @@ func flaky(ctx context.Context, a *actor) error {
 	return a.end(ctx, event.StatusFailed)
 }
 
+func silent(ctx context.Context, a *actor) error {
+	for i := range 2 {
+		if err := a.run.Heartbeat(ctx); err != nil {
+			return err
+		}
+		a.logf("heartbeat")
+		if !a.call(ctx, "read_file", fmt.Sprintf(`{"path":"part%d.txt"}`, i), false, "...") {
+			return nil
+		}
+	}
+	a.logf("hangs: no more heartbeats")
+	hung := time.Now()
+	select {
+	case <-a.run.Done():
+		a.logf("cancelled by the guard %v after its last heartbeat", time.Since(hung).Round(100*time.Millisecond))
+	case <-time.After(silentLease + 5*time.Second):
+		a.logf("was never cancelled")
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+func burster(ctx context.Context, a *actor) error {
+	for round, width := range []int{10, 20} {
+		if err := a.run.Step(ctx, client.Step{Number: int64(round + 1), Turn: 1}); err != nil {
+			return err
+		}
+		var running, waiting []client.Verdict
+		for i := range width {
+			a.calls++
+			id := fmt.Sprintf("c%d", a.calls)
+			v, err := a.run.Call(ctx, client.Call{ID: id, Tool: "fetch_page", Args: fmt.Sprintf(`{"page":%d}`, a.calls)})
+			if err != nil {
+				return err
+			}
+			switch {
+			case v.Kind == event.Stop:
+				a.logf("%-4s fetch_page (call %d of the round) → %s", id, i+1, verdict(v))
+				return nil
+			case v.Deferred():
+				waiting = append(waiting, v)
+			case v.Allowed():
+				running = append(running, v)
+			}
+		}
+		a.logf("round %d: %d calls allowed, %d deferred", round+1, len(running), len(waiting))
+		for len(running) > 0 {
+			done := running[0]
+			running = running[1:]
+			if err := a.run.Result(ctx, client.Result{Call: done.Call, Out: "<html>"}); err != nil {
+				return err
+			}
+			if len(waiting) > 0 {
+				rel, err := a.run.Await(ctx, waiting[0])
+				if err != nil {
+					return err
+				}
+				a.logf("     %s returned, %s released → %s", done.Call, rel.Call, verdict(rel))
+				waiting = waiting[1:]
+				running = append(running, rel)
+			}
+		}
+	}
+	return a.end(ctx, event.StatusCompleted)
+}
+
 // actor drives one run and keeps its transcript.
 type actor struct {
 	run   *client.Run
@@ -85,7 +159,7 @@ func (a *actor) call(ctx context.Context, tool, args string, fails bool, out str
 	default:
 	}
 	a.calls++
-	if err := a.run.Step(ctx, int64(a.calls)); err != nil {
+	if err := a.run.Step(ctx, client.Step{Number: int64(a.calls)}); err != nil {
 		a.logf("step failed: %v", err)
 		return false
 	}

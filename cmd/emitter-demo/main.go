@@ -94,7 +94,9 @@ func demo(ctx context.Context, w io.Writer, url, tenant string, timeout time.Dur
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := c.Start(ctx, ag.name+"-"+suffix, client.RunSpec{Agent: ag.name})
+			spec := ag.spec
+			spec.Agent = ag.name
+			r, err := c.Start(ctx, ag.name+"-"+suffix, spec)
 			if err != nil {
 				errs[i] = err
 				return

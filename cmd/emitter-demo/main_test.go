@@ -21,6 +21,9 @@ func TestDemo(t *testing.T) {
 		regexp.MustCompile(`advice break_cycle`),
 		regexp.MustCompile(`stopped by the loop guard: TOO_MANY_MISTAKES`),
 		regexp.MustCompile(`advice read_errors`),
+		regexp.MustCompile(`round 1: 8 calls allowed, 2 deferred\n.*c1 returned, c9 released → allow\n.*c2 returned, c10 released → allow`),
+		regexp.MustCompile(`c27 +fetch_page \(call 17 of the round\) → stop LIMIT_EXCEEDED`),
+		regexp.MustCompile(`(?m)^silent .*\n(.*\n)*  cancelled by the guard .* after its last heartbeat\n  stopped by the lease guard: LEASE_EXPIRED`),
 	} {
 		if !want.MatchString(got) {
 			t.Errorf("output lacks %q:\n%s", want, got)

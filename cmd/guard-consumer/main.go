@@ -129,6 +129,14 @@ Flags:
 			return service.Config{}, false, err
 		}
 	}
+	if err := sc.Validate(); err != nil {
+		return service.Config{}, false, usageError{err.Error()}
+	}
+	rc.Partitions = sc.Partitions
+	rc.PublishTimeout = min(rc.PublishTimeout, rc.AckWait/2)
+	if err := rc.Validate(); err != nil {
+		return service.Config{}, false, usageError{err.Error()}
+	}
 	cfg := service.Config{NATSURL: *natsURL, Streams: sc, Runner: rc, Policy: pol, Logger: logger}
 	if *natsURL == "" {
 		host, port, err := splitListen(*listen)
@@ -136,13 +144,6 @@ Flags:
 			return service.Config{}, false, err
 		}
 		cfg.Embedded = embedded.Options{Name: "guard-consumer", Host: host, Port: port, StoreDir: *dataDir, Logger: logger.With("component", "nats-server")}
-	}
-	if err := sc.Validate(); err != nil {
-		return service.Config{}, false, usageError{err.Error()}
-	}
-	rc.Partitions = sc.Partitions
-	if err := rc.Validate(); err != nil {
-		return service.Config{}, false, usageError{err.Error()}
 	}
 	return cfg, *printPolicy, nil
 }
