@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/guardstream/guardstream/client"
 	"github.com/guardstream/guardstream/event"
@@ -63,6 +64,76 @@ func fleet(t *testing.T, c *client.Client, prefix string) {
 			}
 		}()
 	}
+	// Budget, pressure and lease at work: a wide round that is deferred
+	// and released, steps under growing context pressure, a leased run
+	// that ends in time and one whose lease runs out.
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		r, err := c.Start(ctx, prefix+"wide", client.RunSpec{Agent: "wide"})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer r.Close()
+		var vs []client.Verdict
+		for i := range 11 {
+			v, err := r.Call(ctx, client.Call{Tool: "fetch", Args: fmt.Sprintf(`{"page":%d}`, i)})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			vs = append(vs, v)
+		}
+		for i, v := range vs {
+			if v.Deferred() {
+				if v, err = r.Await(ctx, v); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			if err := r.Result(ctx, client.Result{Call: v.Call, Out: fmt.Sprint(i)}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		_ = r.End(ctx, event.StatusCompleted)
+	}()
+	go func() {
+		defer wg.Done()
+		r, err := c.Start(ctx, prefix+"pressured", client.RunSpec{Agent: "chatty"})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer r.Close()
+		for i, used := range []int64{50, 72, 80, 90, 40, 96, 99} {
+			if err := r.Step(ctx, client.Step{Number: int64(i), Turn: 1, Context: used * 1000, Window: 100000, TokensIn: 900}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		_ = r.End(ctx, event.StatusCompleted)
+	}()
+	go func() {
+		defer wg.Done()
+		for _, name := range []string{"leased", "expired"} {
+			r, err := c.Start(ctx, prefix+name, client.RunSpec{Lease: time.Second, ManualHeartbeat: true})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range 2 {
+				_ = r.Heartbeat(ctx)
+			}
+			if name == "leased" {
+				_ = r.End(ctx, event.StatusCompleted)
+			} else {
+				<-r.Done()
+			}
+			r.Close()
+		}
+	}()
 	wg.Wait()
 }
 
@@ -110,6 +181,17 @@ func TestReplayIsByteIdentical(t *testing.T) {
 			original := records(s.all(streams.ControlStream))
 			if len(original) < 30 {
 				t.Fatalf("only %d decisions recorded; the fleet should draw more", len(original))
+			}
+			seen := map[string]bool{}
+			for _, rec := range original {
+				var d event.Decision
+				_ = event.DecodeDecision(rec.data, &d)
+				seen[d.Kind.String()+":"+string(d.Reason)] = true
+			}
+			for _, want := range []string{"advise:", "defer:", "pressure:", "stop:LOOP_DETECTED", "stop:TOO_MANY_MISTAKES", "stop:LEASE_EXPIRED"} {
+				if !seen[want] {
+					t.Errorf("the recording has no %s decision; the replay would not test it", want)
+				}
 			}
 			stop()
 
