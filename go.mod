@@ -3,16 +3,17 @@ module github.com/guardstream/guardstream
 go 1.26.8
 
 require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/vmihailenco/msgpack/v5 v5.4.1
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
-	github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/minio/highwayhash v1.0.4 // indirect
@@ -25,5 +26,4 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )

@@ -64,6 +64,9 @@ func (r *Run) Call(ctx context.Context, call Call) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("client: call id %q: %w", call.ID, err)
 	}
 	err := r.publishLocked(ctx, &event.Event{Kind: event.KindCall, Call: call.ID, Tool: call.Tool, Args: call.Args, Path: call.Path})
+	if err == nil {
+		r.rememberTool(call.ID, call.Tool)
+	}
 	r.mu.Unlock()
 	if err != nil {
 		return Verdict{}, err

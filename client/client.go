@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,6 +21,18 @@ type Client struct {
 	js     jetstream.JetStream
 	tenant string
 	opts   options
+
+	storeOnce sync.Once
+	store     *objectstore.Store
+	storeErr  error
+}
+
+// outputs returns the guard_outputs store, opened on first use.
+func (c *Client) outputs(ctx context.Context) (*objectstore.Store, error) {
+	c.storeOnce.Do(func() {
+		c.store, c.storeErr = objectstore.Open(ctx, c.js, objectstore.DefaultConfig())
+	})
+	return c.store, c.storeErr
 }
 
 // New returns a client for tenant over nc.

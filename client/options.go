@@ -32,11 +32,17 @@ type options struct {
 	timeout  time.Duration
 	failMode FailMode
 	advice   int
+	inline   int
 	now      func() time.Time
 }
 
+// DefaultInlineLimit is the largest output a result carries inline; larger
+// ones go to the object store and travel by reference. It is well under
+// guard-consumer's event limit (64 KiB) and the server's payload limit.
+const DefaultInlineLimit = 32 << 10
+
 func defaults() options {
-	return options{timeout: 2 * time.Second, failMode: FailClosed, advice: 64, now: time.Now}
+	return options{timeout: 2 * time.Second, failMode: FailClosed, advice: 64, inline: DefaultInlineLimit, now: time.Now}
 }
 
 // WithVerdictTimeout sets how long Call waits for a verdict (default 2s).
@@ -69,6 +75,19 @@ func WithAdviceBuffer(n int) Option {
 			return fmt.Errorf("client: advice buffer %d; want at least 1", n)
 		}
 		o.advice = n
+		return nil
+	}
+}
+
+// WithInlineLimit sets the largest output, in bytes, a result carries
+// inline (default DefaultInlineLimit); larger outputs are put in the
+// guard_outputs object store and sent by reference.
+func WithInlineLimit(n int) Option {
+	return func(o *options) error {
+		if n < 0 {
+			return fmt.Errorf("client: inline limit %d; want 0 or more", n)
+		}
+		o.inline = n
 		return nil
 	}
 }

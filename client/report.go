@@ -2,9 +2,11 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/objectstore/view"
 )
 
 // Step is one LLM step of the agent loop and what it used.
@@ -44,12 +46,38 @@ type Result struct {
 	Changes *event.Changes
 }
 
-// Result publishes the result of a call.
+// Result publishes the result of a call. An output larger than the
+// client's inline limit is put in the guard_outputs object store, named by
+// its digest, and the result carries its reference.
 func (r *Run) Result(ctx context.Context, res Result) error {
-	return r.publish(ctx, &event.Event{
-		Kind: event.KindResult, Call: res.Call, Err: res.Err, Out: res.Out,
+	ev := &event.Event{
+		Kind: event.KindResult, Call: res.Call, Tool: r.toolOf(res.Call), Err: res.Err, Out: res.Out,
 		Exit: res.Exit, Verify: res.Verify, Changes: res.Changes,
-	})
+	}
+	if len(res.Out) > r.c.opts.inline {
+		st, err := r.c.outputs(ctx)
+		if err != nil {
+			return fmt.Errorf("client: the output is %d bytes, over the inline limit, and the object store is not available: %w", len(res.Out), err)
+		}
+		ref, err := st.Put(ctx, []byte(res.Out))
+		if err != nil {
+			return fmt.Errorf("client: storing the output of %s: %w", res.Call, err)
+		}
+		ev.Out, ev.Ref = "", &ref
+	}
+	return r.publish(ctx, ev)
+}
+
+// Page returns the page of a stored output that starts at line offset,
+// read from the object store: an agent can read on in a long output
+// without running the tool again. Zero options take the defaults (500
+// lines, 32 KiB).
+func (r *Run) Page(ctx context.Context, ref event.OutputRef, offset int64, o view.Options) (view.View, error) {
+	st, err := r.c.outputs(ctx)
+	if err != nil {
+		return view.View{}, err
+	}
+	return st.Page(ctx, ref, offset, o)
 }
 
 // Output waits for the bounded view of a call's result that the model is

@@ -21,6 +21,7 @@ type Run struct {
 	seq    int64
 	calls  int
 	box    mailbox
+	tools  map[string]string // tool of each call awaiting its result
 	stop   *event.Decision
 	closed bool
 	seen   recent // Nats-Msg-Ids of recent decisions
@@ -36,6 +37,7 @@ func newRun(c *Client, id string) *Run {
 		c:      c,
 		id:     id,
 		advice: make(chan event.Decision, c.opts.advice),
+		tools:  map[string]string{},
 		done:   make(chan struct{}),
 		quit:   make(chan struct{}),
 	}
@@ -67,6 +69,26 @@ func (r *Run) Close() error {
 	}
 	r.closed = true
 	return r.sub.Unsubscribe()
+}
+
+// maxTools bounds the calls whose tool a run remembers for their results.
+const maxTools = 1024
+
+// rememberTool notes the tool of a call, so its result can name it.
+func (r *Run) rememberTool(call, tool string) {
+	if len(r.tools) >= maxTools {
+		clear(r.tools) // results of calls this old are rare; they go without
+	}
+	r.tools[call] = tool
+}
+
+// toolOf returns, and forgets, the tool of a call.
+func (r *Run) toolOf(call string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.tools[call]
+	delete(r.tools, call)
+	return t
 }
 
 // halt stops the heartbeat.

@@ -1,8 +1,13 @@
 package guard_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/processors"
+	"github.com/guardstream/guardstream/processors/processortest"
 
 	"github.com/guardstream/guardstream/guard"
 )
@@ -32,9 +37,32 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestChainFollowsPolicy(t *testing.T) {
-	c := guard.Chain(guard.DefaultPolicy())
-	if len(c.Processors()) == 0 || c.Processors()[0].Name() != "loop" {
-		t.Errorf("chain %v; want the loop guard", c.Processors())
+func TestChainOrder(t *testing.T) {
+	var names []string
+	for _, p := range guard.Chain(guard.DefaultPolicy()).Processors() {
+		names = append(names, p.Name())
+	}
+	// Guards that refuse calls come first; the budget, which counts and
+	// defers them, last.
+	want := "[schema policy loop antipattern lease round output pressure budget]"
+	if fmt.Sprint(names) != want {
+		t.Errorf("chain %v, want %s", names, want)
+	}
+}
+
+func TestToolsVocabularyIsShared(t *testing.T) {
+	p, err := guard.Parse([]byte("tools:\n  write_tools: [scribble]\n  path_keys: [where]\n  patch_keys: []\npolicy:\n  protected: [secret/**]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := processortest.NewHistory("acme", "r").Call("scribble", `{"where":"secret/key"}`)
+	c := guard.Chain(p)
+	r := c.NewRun()
+	var out processors.Out
+	for _, ev := range h.Events() {
+		c.Apply(r, &ev, &out)
+	}
+	if v := out.Verdict(); v == nil || v.Kind != event.Reject || v.Rule != "protected_path" {
+		t.Errorf("a write by a tool named only in tools.write_tools: %+v; want a protected_path reject", v)
 	}
 }

@@ -11,19 +11,21 @@ import (
 	"github.com/guardstream/guardstream/guard"
 	"github.com/guardstream/guardstream/internal/natstest"
 	"github.com/guardstream/guardstream/internal/runner"
+	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// system is a server with provisioned streams.
+// system is a server with provisioned streams and output store.
 type system struct {
-	t      *testing.T
-	server *server.Server
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	cfg    streams.Config
+	t       *testing.T
+	server  *server.Server
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	cfg     streams.Config
+	outputs *objectstore.Store
 }
 
 func newSystem(t *testing.T, partitions int) *system {
@@ -33,7 +35,11 @@ func newSystem(t *testing.T, partitions int) *system {
 	cfg := streams.DefaultConfig()
 	cfg.Partitions = partitions
 	natstest.Provision(t, js, &cfg)
-	return &system{t: t, server: s, nc: nc, js: js, cfg: cfg}
+	outputs, err := objectstore.Provision(context.Background(), js, objectstore.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &system{t: t, server: s, nc: nc, js: js, cfg: cfg, outputs: outputs}
 }
 
 // startGuard runs a guard-consumer runner with policy p until the returned
@@ -43,7 +49,7 @@ func (s *system) startGuard(p guard.Policy) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := runner.DefaultConfig(s.cfg.Partitions)
 	cfg.AckWait, cfg.PublishTimeout = 2*time.Second, time.Second
-	r, err := runner.New(ctx, s.nc, guard.Chain(p), cfg)
+	r, err := runner.New(ctx, s.nc, guard.Chain(p), cfg, runner.WithOutputs(s.outputs))
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/guardstream/guardstream/internal/embedded"
 	"github.com/guardstream/guardstream/internal/runner"
 	"github.com/guardstream/guardstream/internal/service"
+	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
 )
@@ -131,11 +132,12 @@ func startInProcess(ctx context.Context) (*service.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := streams.DefaultConfig()
-	sc.Memory = true
+	sc, oc := streams.DefaultConfig(), objectstore.DefaultConfig()
+	sc.Memory, oc.Memory = true, true
 	return service.Start(ctx, service.Config{
 		Embedded: embedded.Options{Name: "emitter-demo", Host: "127.0.0.1", Port: -1, StoreDir: dir},
 		Streams:  sc,
+		Outputs:  oc,
 		Runner:   runner.DefaultConfig(sc.Partitions),
 		Policy:   guard.DefaultPolicy(),
 	})

@@ -30,6 +30,7 @@ import (
 	"github.com/guardstream/guardstream/internal/embedded"
 	"github.com/guardstream/guardstream/internal/runner"
 	"github.com/guardstream/guardstream/internal/service"
+	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/streams"
 )
 
@@ -79,6 +80,7 @@ func parse(args []string, stderr io.Writer) (service.Config, bool, error) {
 	fs := flag.NewFlagSet("guard-consumer", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sc := streams.DefaultConfig()
+	oc := objectstore.DefaultConfig()
 	rc := runner.DefaultConfig(sc.Partitions)
 	var (
 		natsURL     = fs.String("nats-url", "", "use the NATS server or cluster at this URL (e.g. nats://10.0.0.1:4222,nats://10.0.0.2:4222)\ninstead of starting an embedded one")
@@ -93,6 +95,7 @@ func parse(args []string, stderr io.Writer) (service.Config, bool, error) {
 	fs.IntVar(&sc.Replicas, "replicas", sc.Replicas, "replicas of every stream and bucket: 1 on one server, 3 on a cluster")
 	fs.DurationVar(&sc.EventMaxAge, "event-max-age", sc.EventMaxAge, "how long AGENT_EVENTS keeps events")
 	fs.DurationVar(&sc.Duplicates, "duplicates", sc.Duplicates, "window in which a republished event or decision is dropped")
+	fs.DurationVar(&oc.MaxAge, "output-max-age", oc.MaxAge, "how long full tool outputs are kept in the guard_outputs object store")
 	fs.IntVar(&rc.Batch, "batch", rc.Batch, "most events processed per batch")
 	fs.DurationVar(&rc.AckWait, "ack-wait", rc.AckWait, "time the server waits for an ack before redelivering")
 	fs.IntVar(&rc.MaxEventBytes, "max-event-bytes", rc.MaxEventBytes, "largest event accepted; larger ones are dead-lettered")
@@ -137,7 +140,11 @@ Flags:
 	if err := rc.Validate(); err != nil {
 		return service.Config{}, false, usageError{err.Error()}
 	}
-	cfg := service.Config{NATSURL: *natsURL, Streams: sc, Runner: rc, Policy: pol, Logger: logger}
+	oc.Replicas = sc.Replicas
+	if err := oc.Validate(); err != nil {
+		return service.Config{}, false, usageError{err.Error()}
+	}
+	cfg := service.Config{NATSURL: *natsURL, Streams: sc, Outputs: oc, Runner: rc, Policy: pol, Logger: logger}
 	if *natsURL == "" {
 		host, port, err := splitListen(*listen)
 		if err != nil {

@@ -51,6 +51,13 @@ func (p *partition) handle(ctx context.Context, m jetstream.Msg) error {
 	if seq <= e.run.Applied {
 		return nil // a redelivery of an event already applied
 	}
+	if ev.Kind == event.KindResult && p.r.outputs != nil {
+		if err := p.resolveOutput(ctx, ev); errors.Is(err, errBadRef) {
+			return p.deadLetter(m, seq, subj, streams.DeadInvalid, err)
+		} else if err != nil {
+			return err
+		}
+	}
 	p.r.chain.Apply(e.run, ev, &p.out)
 	if p.out.Duplicate() {
 		return p.deadLetter(m, seq, subj, streams.DeadDuplicate,

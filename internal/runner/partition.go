@@ -23,6 +23,7 @@ type partition struct {
 	futs   []jetstream.PubAckFuture
 	timers []timer // timers the current batch set or cancelled
 	ended  []timer // runs the current batch ended
+	seen   stored  // digests of outputs this partition stored or read
 	out    processors.Out
 	ev     event.Event
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/processors"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
@@ -24,11 +25,21 @@ type Runner struct {
 	log   *slog.Logger
 	runs  jetstream.Stream // the stream behind the guard_runs bucket
 
-	purges chan string // timer schedules to purge, best effort
+	purges  chan string        // timer schedules to purge, best effort
+	outputs *objectstore.Store // full tool outputs; nil leaves results as they come
+}
+
+// Option configures a Runner.
+type Option func(*Runner)
+
+// WithOutputs makes the runner keep every result's full output in store
+// and hand the guards the full output even when it was sent by reference.
+func WithOutputs(store *objectstore.Store) Option {
+	return func(r *Runner) { r.outputs = store }
 }
 
 // New returns a runner that applies chain to the events on nc's server.
-func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config) (*Runner, error) {
+func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config, opts ...Option) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -44,7 +55,11 @@ func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config
 	if err != nil {
 		return nil, fmt.Errorf("runner: bucket %s: %w (provision the streams first)", streams.RunsBucket, err)
 	}
-	return &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, runs: runs, purges: make(chan string, 4096)}, nil
+	r := &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, runs: runs, purges: make(chan string, 4096)}
+	for _, o := range opts {
+		o(r)
+	}
+	return r, nil
 }
 
 // Run consumes until ctx is done, then finishes the events it holds and

@@ -66,7 +66,7 @@ func TestLoopingRun(t *testing.T) {
 	for _, ev := range h.Events() {
 		publish(t, js, ev)
 	}
-	msgs := natstest.WaitMessages(t, js, streams.ControlStream, 7) // 5 verdicts, 1 advice, the late result's stale
+	msgs := natstest.WaitMessages(t, js, streams.ControlStream, 11) // 5 verdicts, 1 advice, 4 outputs, the late result's stale
 	var kinds []string
 	for _, m := range msgs {
 		var d event.Decision
@@ -75,7 +75,7 @@ func TestLoopingRun(t *testing.T) {
 		}
 		kinds = append(kinds, fmt.Sprintf("%s@%d", d.Kind, d.Seq))
 	}
-	want := "[allow@2 allow@4 advise@6 allow@6 allow@8 stop@10 stale@11]"
+	want := "[allow@2 output@3 allow@4 output@5 advise@6 allow@6 output@7 allow@8 output@9 stop@10 stale@11]"
 	if fmt.Sprint(kinds) != want {
 		t.Errorf("decisions %v, want %s", kinds, want)
 	}

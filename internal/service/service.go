@@ -12,6 +12,7 @@ import (
 	"github.com/guardstream/guardstream/guard"
 	"github.com/guardstream/guardstream/internal/embedded"
 	"github.com/guardstream/guardstream/internal/runner"
+	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -26,6 +27,7 @@ type Config struct {
 	// Embedded configures the embedded server when NATSURL is empty.
 	Embedded embedded.Options
 	Streams  streams.Config
+	Outputs  objectstore.Config
 	Runner   runner.Config
 	Policy   guard.Policy
 	Logger   *slog.Logger
@@ -87,9 +89,13 @@ func (s *Service) start(ctx context.Context, cfg Config) error {
 	if err := streams.Provision(ctx, js, cfg.Streams); err != nil {
 		return err
 	}
+	outputs, err := objectstore.Provision(ctx, js, cfg.Outputs)
+	if err != nil {
+		return err
+	}
 	rcfg := cfg.Runner
 	rcfg.Partitions, rcfg.Logger = cfg.Streams.Partitions, s.log
-	r, err := runner.New(ctx, s.nc, guard.Chain(cfg.Policy), rcfg)
+	r, err := runner.New(ctx, s.nc, guard.Chain(cfg.Policy), rcfg, runner.WithOutputs(outputs))
 	if err != nil {
 		return err
 	}

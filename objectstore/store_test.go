@@ -1,0 +1,329 @@
+package objectstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/internal/natstest"
+	"github.com/guardstream/guardstream/objectstore"
+	"github.com/guardstream/guardstream/objectstore/view"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// setup starts a server and provisions the bucket on it.
+func setup(t testing.TB, mod func(*objectstore.Config)) (*objectstore.Store, jetstream.JetStream) {
+	t.Helper()
+	s := natstest.RunServer(t, "")
+	_, js := natstest.Connect(t, s)
+	cfg := objectstore.DefaultConfig()
+	if mod != nil {
+		mod(&cfg)
+	}
+	st, err := objectstore.Provision(ctxT(t), js, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, js
+}
+
+func ctxT(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// randomBytes returns n bytes from a fixed seed.
+func randomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// bucketState returns the objects (without links) the bucket lists and the
+// messages its stream holds.
+func bucketState(t testing.TB, js jetstream.JetStream) (objects int, msgs uint64) {
+	t.Helper()
+	ctx := ctxT(t)
+	obs, err := js.ObjectStore(ctx, objectstore.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := obs.List(ctx)
+	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
+		t.Fatal(err)
+	}
+	for _, o := range list {
+		if o.Opts == nil || o.Opts.Link == nil {
+			objects++
+		}
+	}
+	st, err := obs.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objects, st.(*jetstream.ObjectBucketStatus).StreamInfo().State.Msgs
+}
+
+func TestPutGet10MiB(t *testing.T) {
+	st, _ := setup(t, nil)
+	ctx := ctxT(t)
+	data := randomBytes(10<<20, 1)
+	ref, err := st.Put(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Digest != event.Digest(data) || ref.Size != int64(len(data)) {
+		t.Fatalf("ref %+v", ref)
+	}
+	got, err := st.Get(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatal("read back different bytes")
+	}
+	if got, err := st.Lookup(ctx, ref.Digest); err != nil || got != ref {
+		t.Fatalf("Lookup: %+v, %v", got, err)
+	}
+
+	// The empty output is an object too.
+	empty, err := st.Put(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Get(ctx, empty); err != nil || len(got) != 0 {
+		t.Fatalf("empty output: %q, %v", got, err)
+	}
+}
+
+func TestPutTwiceStoresOnce(t *testing.T) {
+	st, js := setup(t, nil)
+	ctx := ctxT(t)
+	data := randomBytes(1<<20, 2)
+	first, err := st.Put(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects, msgs := bucketState(t, js)
+	if objects != 1 || msgs != 9 { // 8 chunks of 128 KiB and the meta message
+		t.Fatalf("after one Put: %d objects, %d messages", objects, msgs)
+	}
+	second, err := st.Put(ctx, bytes.Clone(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second != first {
+		t.Fatalf("refs differ: %+v, %+v", first, second)
+	}
+	if o, m := bucketState(t, js); o != objects || m != msgs {
+		t.Fatalf("the second Put stored again: %d objects, %d messages", o, m)
+	}
+	// Different content is a different object.
+	if _, err := st.Put(ctx, append(bytes.Clone(data), '!')); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := bucketState(t, js); o != 2 {
+		t.Fatalf("%d objects after a different output, want 2", o)
+	}
+}
+
+func TestLinkResolve(t *testing.T) {
+	st, _ := setup(t, nil)
+	ctx := ctxT(t)
+	a, err := st.Put(ctx, []byte("output a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.Put(ctx, []byte("output b\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := []struct {
+		tenant, run, call string
+		ref               event.OutputRef
+	}{
+		{"acme", "run-1", "c1", a},
+		{"acme", "run-1", "c2", b},
+		{"acme", "run-2", "c1", a}, // the same output from another run
+		{"a/b", "c", "d", a},       // ids with "/" do not collide
+		{"a", "b/c", "d", b},
+		{"a%2Fb", "c", "d", b},
+	}
+	for _, l := range links {
+		if err := st.Link(ctx, l.tenant, l.run, l.call, l.ref); err != nil {
+			t.Fatalf("Link %v: %v", l, err)
+		}
+	}
+	for _, l := range links {
+		ref, err := st.Resolve(ctx, l.tenant, l.run, l.call)
+		if err != nil || ref != l.ref {
+			t.Errorf("Resolve(%s, %s, %s) = %+v, %v; want %+v", l.tenant, l.run, l.call, ref, err, l.ref)
+		}
+	}
+	data, ref, err := st.Fetch(ctx, "acme", "run-1", "c2")
+	if err != nil || ref != b || string(data) != "output b\n" {
+		t.Errorf("Fetch: %q %+v %v", data, ref, err)
+	}
+
+	// Linking a call again replaces its link.
+	if err := st.Link(ctx, "acme", "run-1", "c1", b); err != nil {
+		t.Fatal(err)
+	}
+	if ref, err := st.Resolve(ctx, "acme", "run-1", "c1"); err != nil || ref != b {
+		t.Errorf("after relinking: %+v, %v", ref, err)
+	}
+
+	if _, err := st.Resolve(ctx, "acme", "run-1", "c9"); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Errorf("Resolve of an unlinked call: %v, want ErrNotFound", err)
+	}
+	missing := event.OutputRef{Digest: event.Digest([]byte("never stored")), Size: 12}
+	if err := st.Link(ctx, "acme", "run-1", "c3", missing); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Errorf("Link to a missing output: %v, want ErrNotFound", err)
+	}
+	if err := st.Link(ctx, "acme", "run.1", "c3", a); !errors.Is(err, objectstore.ErrInvalidID) {
+		t.Errorf("Link with a bad id: %v, want ErrInvalidID", err)
+	}
+	if name, _ := objectstore.LinkName("a/b", "r%1", "c"); name != "runs/a%2Fb/r%251/c" {
+		t.Errorf("LinkName = %q", name)
+	}
+}
+
+func TestPage(t *testing.T) {
+	st, _ := setup(t, nil)
+	ctx := ctxT(t)
+	var b strings.Builder
+	for i := 1; i <= 1234; i++ {
+		fmt.Fprintf(&b, "/ws/src/f%d.go:1: hit\n", i)
+	}
+	full := b.String()
+	ref, err := st.Put(ctx, []byte(full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	var offset int64
+	for pages := 1; ; pages++ {
+		v, err := st.Page(ctx, ref, offset, view.Options{Workspace: "/ws"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Trunc.Offset != offset || v.Trunc.TotalLines != 1234 {
+			t.Fatalf("page %d: %+v", pages, v.Trunc)
+		}
+		text := v.Text
+		if v.Trunc.HasMore {
+			i := strings.LastIndex(text, "\n[truncated: ")
+			if i < 0 || !strings.Contains(text[i:], ref.Digest) {
+				t.Fatalf("page %d: no marker with the digest", pages)
+			}
+			text = text[:i+1]
+		}
+		seen.WriteString(text)
+		if !v.Trunc.HasMore {
+			if pages != 3 {
+				t.Errorf("%d pages, want 3", pages)
+			}
+			break
+		}
+		offset += v.Trunc.LinesShown
+	}
+	if want := strings.ReplaceAll(full, "/ws/", ""); seen.String() != want {
+		t.Error("the pages put together are not the output")
+	}
+}
+
+func TestDigestMismatch(t *testing.T) {
+	st, js := setup(t, nil)
+	ctx := ctxT(t)
+	want, bad := []byte("the real output\n"), []byte("a forged output\n")
+	ref := event.OutputRef{Digest: event.Digest(want), Size: int64(len(want))}
+
+	// Something other than Put stores other bytes under want's name.
+	obs, err := js.ObjectStore(ctx, objectstore.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := obs.PutBytes(ctx, ref.Digest, bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Get(ctx, ref); !errors.Is(err, objectstore.ErrDigestMismatch) {
+		t.Fatalf("Get of forged content: %v, want ErrDigestMismatch", err)
+	}
+	if _, err := st.Get(ctx, event.OutputRef{Digest: ref.Digest, Size: 3}); !errors.Is(err, objectstore.ErrDigestMismatch) {
+		t.Fatalf("Get with the wrong size: %v, want ErrDigestMismatch", err)
+	}
+	// Put does not trust the forged object: it stores the real one.
+	if _, err := st.Put(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Get(ctx, ref); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("after Put: %q, %v", got, err)
+	}
+
+	if _, err := st.Get(ctx, event.OutputRef{Digest: event.Digest([]byte("nothing")), Size: 7}); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Errorf("Get of a missing output: %v, want ErrNotFound", err)
+	}
+	for _, d := range []string{"", "md5:abc", "sha256:" + strings.Repeat("A", 64), "sha256:" + strings.Repeat("0", 63)} {
+		if _, err := st.Get(ctx, event.OutputRef{Digest: d}); !errors.Is(err, objectstore.ErrInvalidDigest) {
+			t.Errorf("Get(%q): %v, want ErrInvalidDigest", d, err)
+		}
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	st, _ := setup(t, func(c *objectstore.Config) { c.MaxOutputBytes = 1024 })
+	if _, err := st.Put(ctxT(t), make([]byte, 1025)); !errors.Is(err, objectstore.ErrTooLarge) {
+		t.Errorf("Put over the limit: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestProvisionIdempotent(t *testing.T) {
+	s := natstest.RunServer(t, "")
+	_, js := natstest.Connect(t, s)
+	ctx := ctxT(t)
+	cfg := objectstore.DefaultConfig()
+	if _, err := objectstore.Open(ctx, js, cfg); !errors.Is(err, jetstream.ErrBucketNotFound) {
+		t.Fatalf("Open before Provision: %v, want ErrBucketNotFound", err)
+	}
+	st, err := objectstore.Provision(ctx, js, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := st.Put(ctx, []byte("kept"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxAge = 48 * time.Hour
+	for range 2 {
+		if _, err := objectstore.Provision(ctx, js, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err = objectstore.Open(ctx, js, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Get(ctx, ref); err != nil || string(got) != "kept" {
+		t.Fatalf("after provisioning again: %q, %v", got, err)
+	}
+	obs, _ := js.ObjectStore(ctx, objectstore.Bucket)
+	if status, err := obs.Status(ctx); err != nil || status.TTL() != 48*time.Hour {
+		t.Fatalf("the update did not take: %v", err)
+	}
+
+	bad := cfg
+	bad.Replicas, bad.ChunkSize = 2, 10
+	if _, err := objectstore.Provision(ctx, js, bad); err == nil {
+		t.Error("Provision accepted an invalid config")
+	}
+}

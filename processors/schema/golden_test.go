@@ -1,0 +1,134 @@
+package schema_test
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/processors"
+	"github.com/guardstream/guardstream/processors/processortest"
+	"github.com/guardstream/guardstream/processors/schema"
+)
+
+// goldenPolicy registers tools for the agent class "coder"; the other
+// histories declare their own.
+func goldenPolicy() schema.Policy {
+	p := schema.DefaultPolicy()
+	p.Agents = map[string]schema.Registry{"coder": {
+		Tools: map[string]json.RawMessage{"read_file": raw(readFile), "grep_search": raw(grepSearch)},
+		Docs:  map[string]json.RawMessage{"plan": raw(planDoc)},
+	}}
+	return p
+}
+
+// histories are the scenarios of the golden logs and the conformance kit.
+func histories() map[string]*processortest.History {
+	hs := map[string]*processortest.History{}
+
+	h := declared("repair")
+	h.Call("read_file", valid).Result(false, "package a")
+	h.Call("read_file", `{"filePath":"b.go","recursive":"true"}`).Result(false, "package b")
+	h.Call("read_file", `{"file_path":"c.go","depth":"ten"}`)
+	h.Call("reed_file", `{"path":"c.go"}`)
+	h.Call("write_file", "```json\n{\"path\":\"c.go\",\"content\":\"package c\",}\n```").Result(false, "ok")
+	hs["repair-then-name"] = h.End(event.StatusCompleted)
+
+	h = declared("attempts")
+	h.Call("read_file", invalid).Call("cat", `{"path":"a.go"}`).Call("read_file", `{"path":["a.go"]}`)
+	hs["attempts-stop"] = h.Call("read_file", valid).Step()
+
+	h = declared("reset")
+	h.Call("read_file", invalid).Call("read_file", invalid).Call("read_file", repairable).Result(false, "x")
+	h.Call("read_file", invalid).Call("grep_search", `{"query":"TODO","maxResults":"5"}`).Result(false, "")
+	hs["attempts-reset"] = h.Call("grep_search", `{"q":"TODO"}`).Call("grep_search", `{"query":"TODO"}`).End(event.StatusCompleted)
+
+	h = start("docs", "coder", nil, nil)
+	doc(h, "plan", `{"steps":["read a.go","fix the bug"]}`)
+	doc(h, "plan", `{"Steps":["read a.go"],"done":"false",}`)
+	doc(h, "plan", `{"steps":[]}`)
+	doc(h, "report", `{"ok":true}`)
+	h.Call("read_file", `{"path":"a.go"}`)
+	hs["documents"] = doc(h, "plan", `"steps: read a.go"`)
+
+	h = start("broken", "test", []event.Schema{
+		{Name: "read_file", Schema: readFile},
+		{Name: "deploy", Schema: `{"type":"object","properties":{"env":{"enum":["staging","prod"]},"replicas":{"type":"integer","minimum":1}},"required":["env"],"dependentRequired":{"replicas":["env"]},"additionalProperties":{"$ref":"#/$defs/extra"}}`},
+	}, nil)
+	hs["broken-schema"] = h.Call("read_file", valid).Call("deploy", `{"env":"prod"}`).Call("read_file", valid)
+
+	return hs
+}
+
+func TestGolden(t *testing.T) {
+	for name, h := range histories() {
+		t.Run(name, func(t *testing.T) {
+			c := processors.NewChain(schema.New(goldenPolicy()))
+			processortest.Golden(t, c, h.Events(), name)
+			details(t, c, h.Events(), name)
+		})
+	}
+}
+
+// details compares what the golden log leaves out (the repaired args, the
+// diagnostics and the nearest tools of each decision) with
+// testdata/<name>.details, rewriting it under the kit's -update flag.
+func details(t *testing.T, c *processors.Chain, history []event.Event, name string) {
+	t.Helper()
+	var b strings.Builder
+	r := c.NewRun()
+	var out processors.Out
+	for i := range history {
+		ev := history[i]
+		fmt.Fprintf(&b, "#%d %s", ev.Seq, ev.Kind)
+		switch ev.Kind {
+		case event.KindCall:
+			fmt.Fprintf(&b, " %s %s %s", ev.Call, ev.Tool, ev.Args)
+		case event.KindStep:
+			if ev.DocSchema != "" {
+				fmt.Fprintf(&b, " %s %s", ev.DocSchema, ev.Doc)
+			}
+		}
+		b.WriteByte('\n')
+		c.Apply(r, &ev, &out)
+		for _, d := range out.Decisions {
+			fmt.Fprintf(&b, "    → %s\n", processortest.String(&d))
+			if d.Args != "" {
+				fmt.Fprintf(&b, "      args %s\n", d.Args)
+			}
+			for _, dg := range d.Diags {
+				fmt.Fprintf(&b, "      diag %q want=%q got=%q: %s\n", dg.Path, dg.Want, dg.Got, dg.Msg)
+			}
+			if len(d.Near) > 0 {
+				fmt.Fprintf(&b, "      near %s\n", strings.Join(d.Near, " "))
+			}
+		}
+	}
+	got := b.String()
+	path := filepath.Join("testdata", name+".details")
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("details differ from %s (run with -update to accept, then review the diff):\n--- got\n%s--- want\n%s", path, got, want)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	for name, h := range histories() {
+		t.Run(name, func(t *testing.T) {
+			processortest.Run(t, schema.New(goldenPolicy()), h.Events())
+		})
+	}
+}
