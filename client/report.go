@@ -71,7 +71,8 @@ func (r *Run) Result(ctx context.Context, res Result) error {
 // Page returns the page of a stored output that starts at line offset,
 // read from the object store: an agent can read on in a long output
 // without running the tool again. Zero options take the defaults (500
-// lines, 32 KiB).
+// lines, 32 KiB); set Workspace to the run's to make its paths relative,
+// as in the views the guard sends.
 func (r *Run) Page(ctx context.Context, ref event.OutputRef, offset int64, o view.Options) (view.View, error) {
 	st, err := r.c.outputs(ctx)
 	if err != nil {
@@ -102,4 +103,23 @@ func (r *Run) Heartbeat(ctx context.Context) error {
 func (r *Run) End(ctx context.Context, status event.Status) error {
 	r.halt()
 	return r.publish(ctx, &event.Event{Kind: event.KindRunEnd, Status: status})
+}
+
+// Round announces a parallel round: the calls with these ids, whose
+// results the guard releases together, ordered by call id, in one settled
+// decision once all are in or wait has passed (0: no deadline). Announce a
+// round before making its calls.
+func (r *Run) Round(ctx context.Context, calls []string, wait time.Duration) error {
+	return r.publish(ctx, &event.Event{Kind: event.KindRound, Calls: calls, Wait: wait.Milliseconds()})
+}
+
+// Settled waits for the settling of the round that holds call: a settled
+// decision listing the round's calls in call-id order and those whose
+// results did not come in time.
+func (r *Run) Settled(ctx context.Context, call string) (event.Decision, error) {
+	d, stopped, err := r.await(ctx, settledKey(call), nil)
+	if err == nil && stopped {
+		err = ErrStopped
+	}
+	return d, err
 }

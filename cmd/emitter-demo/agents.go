@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/guardstream/guardstream/client"
 	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/objectstore/view"
 )
 
 // agent is a scripted agent: it runs its script over a run, reporting
@@ -30,7 +32,16 @@ var agents = []agent{
 	{"flaky", "keeps calling a build that keeps failing", client.RunSpec{}, flaky},
 	{"silent", "holds a 2s lease, heartbeats while it works, then hangs", client.RunSpec{Lease: silentLease, ManualHeartbeat: true}, silent},
 	{"burster", "fires wider and wider parallel rounds", client.RunSpec{}, burster},
+	{"sloppy", "gets tool arguments wrong, then right", client.RunSpec{Tools: sloppyTools}, sloppy},
+	{"trespasser", "reaches for protected paths and destructive commands", client.RunSpec{Workspace: "/work/app"}, trespasser},
+	{"reader", "reads a 20,000-line file, then its second page", client.RunSpec{Workspace: "/work/app"}, reader},
+	{"fanner", "fires a parallel round whose results come back out of order", client.RunSpec{}, fanner},
 }
+
+var sloppyTools = []event.Schema{{
+	Name:   "read_file",
+	Schema: `{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}},"required":["path"],"additionalProperties":false}`,
+}}
 
 func careful(ctx context.Context, a *actor) error {
 	steps := []struct{ tool, args, out string }{
@@ -142,6 +153,96 @@ func burster(ctx context.Context, a *actor) error {
 	return a.end(ctx, event.StatusCompleted)
 }
 
+func sloppy(ctx context.Context, a *actor) error {
+	for _, args := range []string{
+		`{"file_path":"main.go","limit":"40"}`, // repairable: renamed key, quoted number
+		`{"path":42}`,                          // not repairable: the wrong type
+		`{"path":"main.go","limit":40}`,        // corrected
+	} {
+		if !a.call(ctx, "read_file", args, false, "package main") {
+			return nil
+		}
+	}
+	return a.end(ctx, event.StatusCompleted)
+}
+
+func trespasser(ctx context.Context, a *actor) error {
+	for _, c := range []struct{ tool, args string }{
+		{"edit_file", `{"path":".git/config","old":"[core]","new":"[core]\n\thooksPath = /tmp/x"}`},
+		{"bash", `{"command":"rm -rf / --no-preserve-root"}`},
+		{"bash", `{"command":"rm -rf ./build"}`},
+		{"edit_file", `{"path":"/work/app/pkg/auth_test.go","old":"want := 3","new":"want := 4"}`},
+		{"read_file", `{"path":"../../etc/passwd"}`},
+	} {
+		if !a.call(ctx, c.tool, c.args, false, "done") {
+			return nil
+		}
+	}
+	return a.end(ctx, event.StatusCompleted)
+}
+
+func reader(ctx context.Context, a *actor) error {
+	var file strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&file, "/work/app/logs/app.log:%d: request %d served in %dms\n", i, i, i%97)
+	}
+	a.calls++
+	id := fmt.Sprintf("c%d", a.calls)
+	v, err := a.run.Call(ctx, client.Call{ID: id, Tool: "read_file", Args: `{"path":"logs/app.log"}`})
+	if err != nil || !v.Allowed() {
+		a.logf("%-4s read_file → %s (%v)", id, verdict(v), err)
+		return err
+	}
+	if err := a.run.Result(ctx, client.Result{Call: id, Out: file.String()}); err != nil {
+		return err
+	}
+	out, err := a.run.Output(ctx, id)
+	if err != nil {
+		return err
+	}
+	t := out.Trunc
+	a.logf("%-4s read_file  %d bytes, %d lines → the model sees %d lines, has_more=%t, %d remaining, workspace paths made relative:",
+		id, t.TotalBytes, t.TotalLines, t.LinesShown, t.HasMore, t.LinesRemaining)
+	lines := strings.Split(strings.TrimRight(out.View, "\n"), "\n")
+	a.logf("       %s", lines[0])
+	a.logf("       %s", lines[len(lines)-1])
+	page, err := a.run.Page(ctx, *out.Ref, t.LinesShown, view.Options{MaxLines: 3, Workspace: "/work/app"})
+	if err != nil {
+		return err
+	}
+	a.logf("     page 2 from the object store, without running the tool again:")
+	for _, l := range strings.Split(strings.TrimRight(page.Text, "\n"), "\n") {
+		a.logf("       %s", l)
+	}
+	return a.end(ctx, event.StatusCompleted)
+}
+
+func fanner(ctx context.Context, a *actor) error {
+	ids := []string{"q1", "q2", "q3", "q4"}
+	if err := a.run.Round(ctx, ids, 10*time.Second); err != nil {
+		return err
+	}
+	for i, id := range ids {
+		v, err := a.run.Call(ctx, client.Call{ID: id, Tool: "web_search", Args: fmt.Sprintf(`{"q":"topic %d"}`, i+1)})
+		if err != nil || !v.Allowed() {
+			return err
+		}
+	}
+	order := []string{"q3", "q1", "q4", "q2"}
+	for _, id := range order {
+		if err := a.run.Result(ctx, client.Result{Call: id, Out: "results for " + id}); err != nil {
+			return err
+		}
+	}
+	a.logf("round of %v; results returned in the order %v", ids, order)
+	d, err := a.run.Settled(ctx, "q1")
+	if err != nil {
+		return err
+	}
+	a.logf("     settled once, in call order: %v (missing: %d)", d.Calls, len(d.Missing))
+	return a.end(ctx, event.StatusCompleted)
+}
+
 // actor drives one run and keeps its transcript.
 type actor struct {
 	run   *client.Run
@@ -166,6 +267,9 @@ func (a *actor) call(ctx context.Context, tool, args string, fails bool, out str
 	id := fmt.Sprintf("c%d", a.calls)
 	v, err := a.run.Call(ctx, client.Call{ID: id, Tool: tool, Args: args})
 	line := fmt.Sprintf("%-4s %-10s %-44s → %s", id, tool, args, verdict(v))
+	if v.Kind == event.Repair {
+		line += " " + v.Args
+	}
 	if err != nil {
 		line += fmt.Sprintf(" (%v)", err)
 	}
@@ -210,6 +314,9 @@ func verdict(v client.Verdict) string {
 	s := v.Kind.String()
 	if v.Reason != "" {
 		s += " " + string(v.Reason)
+	}
+	if v.Rule != "" {
+		s += " (" + v.Rule + ")"
 	}
 	if v.Kind == event.Stop || v.Kind == event.Reject {
 		s += ": " + v.Msg

@@ -23,6 +23,15 @@ func TestDemo(t *testing.T) {
 		regexp.MustCompile(`advice read_errors`),
 		regexp.MustCompile(`round 1: 8 calls allowed, 2 deferred\n.*c1 returned, c9 released → allow\n.*c2 returned, c10 released → allow`),
 		regexp.MustCompile(`c27 +fetch_page \(call 17 of the round\) → stop LIMIT_EXCEEDED`),
+		regexp.MustCompile(`c1 +read_file +\{"file_path".*→ repair \{"limit":40,"path":"main.go"\}`),
+		regexp.MustCompile(`reject INVALID_ARGS: .*expected string at /path`),
+		regexp.MustCompile(`\.git/config.*→ reject POLICY_VIOLATION \(protected_path\)`),
+		regexp.MustCompile(`rm -rf / --no-preserve-root"\} +→ reject POLICY_VIOLATION \(shell\)`),
+		regexp.MustCompile(`rm -rf ./build"\} +→ allow`),
+		regexp.MustCompile(`advice test_edit`),
+		regexp.MustCompile(`the model sees 500 lines, has_more=true, 19500 remaining`),
+		regexp.MustCompile(`page 2 from the object store.*\n +logs/app.log:501:`),
+		regexp.MustCompile(`settled once, in call order: \[q1 q2 q3 q4\]`),
 		regexp.MustCompile(`(?m)^silent .*\n(.*\n)*  cancelled by the guard .* after its last heartbeat\n  stopped by the lease guard: LEASE_EXPIRED`),
 	} {
 		if !want.MatchString(got) {

@@ -44,6 +44,9 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "output" {
+		return outputCmd(args[1:], stdout, stderr)
+	}
 	cfg, printPolicy, err := parse(args, stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -104,6 +107,7 @@ func parse(args []string, stderr io.Writer) (service.Config, bool, error) {
 
 Usage:
   guard-consumer [flags]
+  guard-consumer output -tenant T -run R -call C    print the full output of a call
 
 With no flags it starts an embedded JetStream server on 127.0.0.1:4222, with
 its data in %s, and guards every agent that publishes to it.
@@ -119,7 +123,7 @@ Flags:
 		return service.Config{}, false, usageError{err.Error()}
 	}
 	if fs.NArg() > 0 {
-		return service.Config{}, false, usageError{fmt.Sprintf("unexpected argument %q; guard-consumer takes only flags", fs.Arg(0))}
+		return service.Config{}, false, usageError{fmt.Sprintf("unexpected argument %q; guard-consumer takes flags, or the subcommand output", fs.Arg(0))}
 	}
 
 	logger, err := newLogger(*logLevel, *logFormat, stderr)

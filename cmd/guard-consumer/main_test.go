@@ -17,6 +17,7 @@ import (
 	"github.com/guardstream/guardstream/client"
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/guard"
+	"github.com/guardstream/guardstream/internal/admin"
 	"github.com/nats-io/nats.go"
 )
 
@@ -129,7 +130,35 @@ func TestServesAndShutsDownOnSIGTERM(t *testing.T) {
 	if err != nil || v.Kind != event.Allow {
 		t.Fatalf("call: %s, %v; want allow", v.Kind, err)
 	}
+	// An output over the inline limit, then the operator's two ways to it.
+	full := strings.Repeat("drwxr-xr-x  some/dir\n", 5000)
+	if err := r.Result(ctx, client.Result{Call: v.Call, Out: full}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Output(ctx, v.Call); err != nil {
+		t.Fatal(err)
+	}
 	r.Close()
+
+	file := filepath.Join(t.TempDir(), "c1.out")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"output", "-nats-url", url, "-tenant", "acme", "-run", "cli", "-call", v.Call, "-o", file}, &out, &errOut); code != 0 {
+		t.Fatalf("output: exit %d: %s", code, errOut.String())
+	}
+	if got, _ := os.ReadFile(file); string(got) != full {
+		t.Errorf("output fetched %d bytes, want the %d the tool produced", len(got), len(full))
+	}
+	if code := run([]string{"output", "-nats-url", url, "-tenant", "acme", "-run", "cli", "-call", "c99"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no stored output for call c99") {
+		t.Errorf("unknown call: exit %d, %q", code, errOut.String())
+	}
+	reply, err := nc.Request(admin.OutputSubject, []byte(`{"tenant":"acme","run":"cli","call":"c1","offset":10,"max_lines":5}`), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page admin.OutputReply
+	if err := json.Unmarshal(reply.Data, &page); err != nil || page.View.Trunc.Offset != 10 || page.View.Trunc.LinesShown != 5 || page.Ref.Size != int64(len(full)) {
+		t.Errorf("admin output page: %s (%v)", reply.Data, err)
+	}
 
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)

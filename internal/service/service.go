@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/guardstream/guardstream/guard"
+	"github.com/guardstream/guardstream/internal/admin"
 	"github.com/guardstream/guardstream/internal/embedded"
 	"github.com/guardstream/guardstream/internal/runner"
 	"github.com/guardstream/guardstream/objectstore"
@@ -17,6 +18,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
 )
 
 // Config configures a Service.
@@ -33,10 +35,14 @@ type Config struct {
 	Logger   *slog.Logger
 }
 
+// Version is guard-consumer's version, as the admin service reports it.
+const Version = "0.1.0"
+
 // Service is a running guard-consumer.
 type Service struct {
 	server *server.Server // nil when connected to an external server
 	nc     *nats.Conn
+	admin  micro.Service
 	cancel context.CancelFunc
 	done   chan error
 	log    *slog.Logger
@@ -99,6 +105,9 @@ func (s *Service) start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if s.admin, err = admin.Serve(s.nc, outputs, Version); err != nil {
+		return fmt.Errorf("service: starting the admin API: %w", err)
+	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel, s.done = cancel, make(chan error, 1)
 	go func() { s.done <- r.Run(rctx) }()
@@ -111,8 +120,9 @@ func (s *Service) URL() string { return s.nc.ConnectedUrl() }
 // Close stops consuming, lets in-flight batches finish, and shuts the
 // embedded server down.
 func (s *Service) Close() error {
+	err := s.admin.Stop()
 	s.cancel()
-	err := <-s.done
+	err = errors.Join(err, <-s.done)
 	if fErr := s.nc.FlushTimeout(5 * time.Second); fErr != nil && !errors.Is(fErr, nats.ErrConnectionClosed) {
 		err = errors.Join(err, fErr)
 	}

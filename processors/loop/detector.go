@@ -64,7 +64,11 @@ func (d *Detector) call(s *State, ev *event.Event, out *processors.Out) {
 	sig := Signature(ev.Tool, ev.Args, ev.Path)
 	same := s.Repeat > 0 && sig == s.Sig
 	if ev.Tool == s.Tool {
-		s.ToolRun++
+		// Calls to one tool in a parallel round are fan-out, not a streak:
+		// only a call that opens a round extends it.
+		if s.Round.Calls == 0 {
+			s.ToolRun++
+		}
 		s.ToolVaried = s.ToolVaried || !same
 	} else {
 		s.Tool, s.ToolRun, s.ToolVaried = ev.Tool, 1, false

@@ -148,6 +148,20 @@ func TestDetector(t *testing.T) {
 			want: map[int64]string{2: "allow", 4: "allow", 6: "allow", 8: "advise:vary_approach allow", 10: "allow"},
 		},
 		{
+			name: "parallel calls of one tool in a round are fan-out, not a same-tool streak",
+			history: func(h *processortest.History) {
+				for r := range 2 {
+					for i := range 4 {
+						h.Call("search", fmt.Sprintf(`{"q":"%d-%d"}`, r, i))
+					}
+					for i := range 4 {
+						h.ResultOf(fmt.Sprintf("c%d", 4*r+i+1), false, "x")
+					}
+				}
+			},
+			want: map[int64]string{2: "allow", 3: "allow", 4: "allow", 5: "allow", 10: "allow", 11: "allow", 12: "allow", 13: "allow"},
+		},
+		{
 			name: "all-error rounds advise at 3 and stop at 6",
 			history: func(h *processortest.History) {
 				for i := range 6 {

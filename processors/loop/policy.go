@@ -31,8 +31,9 @@ type Policy struct {
 	RepeatLimit int `json:"repeat_limit"`
 	// Action is what happens at RepeatLimit.
 	Action Action `json:"action"`
-	// SameToolHint is the number of calls in a row to one tool, with
-	// varying arguments, that draws a vary_approach hint.
+	// SameToolHint is the number of consecutive tool rounds calling one
+	// tool, with varying arguments, that draws a vary_approach hint. Calls
+	// of one tool within a parallel round count once.
 	SameToolHint int `json:"same_tool_hint"`
 	// MistakeAdvise is the number of all-error rounds in a row that draws
 	// a read_errors constraint.
