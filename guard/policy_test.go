@@ -2,6 +2,7 @@ package guard_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -64,5 +65,25 @@ func TestToolsVocabularyIsShared(t *testing.T) {
 	}
 	if v := out.Verdict(); v == nil || v.Kind != event.Reject || v.Rule != "protected_path" {
 		t.Errorf("a write by a tool named only in tools.write_tools: %+v; want a protected_path reject", v)
+	}
+}
+
+// TestREADMEPolicyExample keeps the README's example policy valid.
+func TestREADMEPolicyExample(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```yaml\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("the README has no yaml block")
+	}
+	p, err := guard.Parse([]byte(block))
+	if err != nil {
+		t.Fatalf("the README's example policy: %v", err)
+	}
+	if p.Budget.MaxInFlight != 4 || p.Policy.Default != "code" || p.Loop.RepeatLimit != 5 {
+		t.Errorf("the example did not override what it names over the defaults: %+v", p.Budget)
 	}
 }
