@@ -27,19 +27,16 @@ func setup(t *testing.T) (*nats.Conn, jetstream.JetStream) {
 }
 
 // decide publishes d on its control subject, as guard-consumer would.
-func decide(t *testing.T, nc *nats.Conn, d event.Decision) {
-	t.Helper()
+func decide(nc *nats.Conn, d event.Decision) error {
 	d.V = event.Version
 	subj, err := streams.ControlSubject(d.Tenant, d.Run, d.Kind)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if err := nc.Publish(subj, event.AppendDecision(nil, &d)); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	return nc.Flush()
 }
 
 func TestFailModes(t *testing.T) {
@@ -153,8 +150,7 @@ func TestVerdictAdviceAndStop(t *testing.T) {
 				return
 			}
 			var ev event.Event
-			if err := event.DecodeEvent(m.Data(), &ev); err != nil {
-				t.Error(err)
+			if event.DecodeEvent(m.Data(), &ev) != nil {
 				return
 			}
 			mu.Lock()
@@ -167,14 +163,18 @@ func TestVerdictAdviceAndStop(t *testing.T) {
 			for i := range 3 {
 				a := base
 				a.Kind, a.Msg, a.Steer = event.Advise, fmt.Sprint(i), &event.Steer{Kind: event.SteerAvoidRepeat}
-				decide(t, nc, a)
+				if decide(nc, a) != nil {
+					return
+				}
 			}
 			v := base
 			v.Kind = event.Allow
 			if ev.Call == "c2" {
 				v.Kind, v.Reason, v.Outcome = event.Stop, event.ReasonLoopDetected, event.StatusFailed
 			}
-			decide(t, nc, v)
+			if decide(nc, v) != nil {
+				return
+			}
 		}
 	}()
 
