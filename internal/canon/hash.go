@@ -4,10 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
-
 	"github.com/cespare/xxhash/v2"
+	"github.com/guardstream/guardstream/internal/jsonlex"
 )
 
 // MaxDepth is the deepest nesting of arrays and objects Hash accepts.
@@ -69,16 +67,7 @@ type parser struct {
 	i int
 }
 
-func (p *parser) skipSpace() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *parser) skipSpace() { p.i = jsonlex.Space(p.s, p.i) }
 
 func (p *parser) value(depth int) (uint64, bool) {
 	if depth > MaxDepth || p.i >= len(p.s) {
@@ -98,23 +87,21 @@ func (p *parser) value(depth int) (uint64, bool) {
 		}
 		return d.Sum64(), true
 	case c == 't':
-		return p.literal("true", tagTrue)
+		return p.keyword(tagTrue)
 	case c == 'f':
-		return p.literal("false", tagFalse)
+		return p.keyword(tagFalse)
 	case c == 'n':
-		return p.literal("null", tagNull)
+		return p.keyword(tagNull)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	}
 	return 0, false
 }
 
-func (p *parser) literal(word string, tag byte) (uint64, bool) {
-	if len(p.s)-p.i < len(word) || p.s[p.i:p.i+len(word)] != word {
-		return 0, false
-	}
-	p.i += len(word)
-	return tagHash(tag), true
+func (p *parser) keyword(tag byte) (uint64, bool) {
+	end, f := jsonlex.Keyword(p.s, p.i)
+	p.i = end
+	return tagHash(tag), f == jsonlex.OK
 }
 
 func (p *parser) object(depth int) (uint64, bool) {
@@ -199,131 +186,39 @@ func (p *parser) array(depth int) (uint64, bool) {
 	}
 }
 
-// str consumes a JSON string and writes its decoded bytes to d.
+// str consumes a JSON string and writes its value to d. Strings with
+// escapes are decoded into a buffer on the stack, which only a string of
+// escapes longer than the buffer outgrows.
 func (p *parser) str(d *xxhash.Digest) bool {
-	p.i++ // opening quote
-	start := p.i
-	var buf [utf8.UTFMax]byte
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
-		case c == '"':
-			_, _ = d.WriteString(p.s[start:p.i])
-			p.i++
-			return true
-		case c < 0x20:
-			return false
-		case c != '\\':
-			p.i++
-			continue
-		}
-		_, _ = d.WriteString(p.s[start:p.i])
-		p.i++ // backslash
-		if p.i >= len(p.s) {
-			return false
-		}
-		e := p.s[p.i]
-		p.i++
-		switch e {
-		case '"', '\\', '/':
-			_, _ = d.Write([]byte{e})
-		case 'b':
-			_, _ = d.Write([]byte{'\b'})
-		case 'f':
-			_, _ = d.Write([]byte{'\f'})
-		case 'n':
-			_, _ = d.Write([]byte{'\n'})
-		case 'r':
-			_, _ = d.Write([]byte{'\r'})
-		case 't':
-			_, _ = d.Write([]byte{'\t'})
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return false
-			}
-			if utf16.IsSurrogate(r) {
-				r2 := utf8.RuneError
-				if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
-					save := p.i
-					p.i += 2
-					if lo, ok := p.hex4(); ok {
-						if dec := utf16.DecodeRune(r, lo); dec != utf8.RuneError {
-							r2 = dec
-						} else {
-							p.i = save
-						}
-					} else {
-						return false
-					}
-				}
-				r = r2
-			}
-			_, _ = d.Write(buf[:utf8.EncodeRune(buf[:], r)])
-		default:
-			return false
-		}
-		start = p.i
+	end, plain, f := jsonlex.String(p.s, p.i)
+	if f != jsonlex.OK {
+		return false
 	}
-	return false
-}
-
-func (p *parser) hex4() (rune, bool) {
-	if len(p.s)-p.i < 4 {
-		return 0, false
+	body := p.s[p.i+1 : end-1]
+	p.i = end
+	if plain {
+		_, _ = d.WriteString(body)
+		return true
 	}
-	var r rune
-	for _, c := range []byte(p.s[p.i : p.i+4]) {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	p.i += 4
-	return r, true
+	var buf [256]byte
+	_, _ = d.Write(jsonlex.Unescape(buf[:0], body))
+	return true
 }
 
 // number consumes a JSON number and hashes its value: integral values that
 // a float64 holds exactly hash as integers, others by their float64 bits.
 func (p *parser) number() (uint64, bool) {
-	start := p.i
-	if p.s[p.i] == '-' {
-		p.i++
-	}
-	if !p.digits() {
+	end, f := jsonlex.Number(p.s, p.i)
+	if f != jsonlex.OK {
 		return 0, false
 	}
-	if p.s[start] == '-' && p.s[start+1] == '0' && p.i-start > 2 || p.s[start] == '0' && p.i-start > 1 {
-		return 0, false // leading zeros
-	}
-	if p.i < len(p.s) && p.s[p.i] == '.' {
-		p.i++
-		if !p.digits() {
-			return 0, false
-		}
-	}
-	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
-			p.i++
-		}
-		if !p.digits() {
-			return 0, false
-		}
-	}
-	text := p.s[start:p.i]
-	f, err := strconv.ParseFloat(text, 64)
+	text := p.s[p.i:end]
+	p.i = end
+	v, err := strconv.ParseFloat(text, 64)
 	if err != nil && !isRangeErr(err) {
 		return 0, false
 	}
-	return hashNumber(f), true
+	return hashNumber(v), true
 }
 
 func isRangeErr(err error) bool {
@@ -343,14 +238,6 @@ func hashNumber(f float64) uint64 {
 	return xxhash.Sum64(buf[:])
 }
 
-func (p *parser) digits() bool {
-	start := p.i
-	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-		p.i++
-	}
-	return p.i > start
-}
-
 func tagHash(tag byte) uint64 { return xxhash.Sum64([]byte{tag}) }
 
 func rawHash(s string) uint64 {
@@ -362,9 +249,7 @@ func rawHash(s string) uint64 {
 }
 
 func trimSpace(s string) string {
-	p := parser{s: s}
-	p.skipSpace()
-	s = s[p.i:]
+	s = s[jsonlex.Space(s, 0):]
 	for len(s) > 0 {
 		switch s[len(s)-1] {
 		case ' ', '\t', '\n', '\r':

@@ -1,10 +1,9 @@
 package workspace
 
 import (
-	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/guardstream/guardstream/internal/jsonlex"
 )
 
 // MaxDepth is how deep into nested objects and arrays of a call's
@@ -75,16 +74,7 @@ type (
 	valueFunc = func(key, val string, elem int) bool
 )
 
-func (sc *scanner) space() {
-	for sc.i < len(sc.s) {
-		switch sc.s[sc.i] {
-		case ' ', '\t', '\n', '\r':
-			sc.i++
-		default:
-			return
-		}
-	}
-}
+func (sc *scanner) space() { sc.i = jsonlex.Space(sc.s, sc.i) }
 
 func (sc *scanner) peek(c byte) bool { return sc.i < len(sc.s) && sc.s[sc.i] == c }
 
@@ -179,7 +169,7 @@ func (sc *scanner) value(depth int, want wantFunc, fn valueFunc) bool {
 	}
 	switch c := sc.s[sc.i]; {
 	case c == '"':
-		_, ok := sc.raw()
+		_, _, ok := sc.raw()
 		return ok
 	case c == '{':
 		if depth >= MaxDepth {
@@ -235,7 +225,7 @@ func (sc *scanner) skip() bool {
 			}
 			continue
 		case c == '"':
-			if _, ok := sc.raw(); !ok {
+			if _, _, ok := sc.raw(); !ok {
 				return false
 			}
 		default:
@@ -269,7 +259,7 @@ func (sc *scanner) key() bool {
 	if !sc.peek('"') {
 		return false
 	}
-	if _, ok := sc.raw(); !ok {
+	if _, _, ok := sc.raw(); !ok {
 		return false
 	}
 	return sc.eat(':')
@@ -277,158 +267,37 @@ func (sc *scanner) key() bool {
 
 // literal scans a number, true, false or null.
 func (sc *scanner) literal() bool {
-	start := sc.i
-scan:
-	for ; sc.i < len(sc.s); sc.i++ {
-		switch sc.s[sc.i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			break scan
-		}
+	if sc.i >= len(sc.s) {
+		return false
 	}
-	return literal(sc.s[start:sc.i])
-}
-
-// literal reports whether s is a JSON number, true, false or null.
-func literal(s string) bool {
-	switch s {
-	case "true", "false", "null":
-		return true
-	}
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && '1' <= s[i] && s[i] <= '9':
-		i = digitsFrom(s, i)
+	var f jsonlex.Fault
+	switch c := sc.s[sc.i]; {
+	case c == '-' || '0' <= c && c <= '9':
+		sc.i, f = jsonlex.Number(sc.s, sc.i)
+	case c == 't' || c == 'f' || c == 'n':
+		sc.i, f = jsonlex.Keyword(sc.s, sc.i)
 	default:
 		return false
 	}
-	if i < len(s) && s[i] == '.' {
-		if j := digitsFrom(s, i+1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if j := digitsFrom(s, i); j > i {
-			i = j
-		} else {
-			return false
-		}
-	}
-	return i == len(s)
+	return f == jsonlex.OK
 }
 
-func digitsFrom(s string, i int) int {
-	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-		i++
+// raw scans a string at '"' and returns its body between the quotes, and
+// whether the body is its value as is.
+func (sc *scanner) raw() (body string, plain, ok bool) {
+	end, plain, f := jsonlex.String(sc.s, sc.i)
+	if f != jsonlex.OK {
+		return "", false, false
 	}
-	return i
+	body, sc.i = sc.s[sc.i+1:end-1], end
+	return body, plain, true
 }
 
-// raw scans a string at '"' and returns its contents between the quotes,
-// and whether it holds escapes.
-func (sc *scanner) raw() (string, bool) {
-	start := sc.i + 1
-	for j := start; j < len(sc.s); j++ {
-		switch c := sc.s[j]; {
-		case c == '\\':
-			if j++; j >= len(sc.s) {
-				return "", false
-			}
-			switch sc.s[j] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if _, ok := hex4(sc.s, j+1); !ok {
-					return "", false
-				}
-				j += 4
-			default:
-				return "", false
-			}
-		case c == '"':
-			sc.i = j + 1
-			return sc.s[start:j], true
-		case c < 0x20:
-			return "", false // control characters must be escaped
-		}
-	}
-	return "", false
-}
-
-// str scans a string at '"' and returns its decoded value.
+// str scans a string at '"' and returns its value.
 func (sc *scanner) str() (string, bool) {
-	r, ok := sc.raw()
-	if !ok {
-		return "", false
+	body, plain, ok := sc.raw()
+	if !ok || plain {
+		return body, ok
 	}
-	if strings.IndexByte(r, '\\') < 0 {
-		return r, true
-	}
-	return unescape(r)
-}
-
-// unescape decodes the JSON escapes of a string's contents.
-func unescape(r string) (string, bool) {
-	b := make([]byte, 0, len(r))
-	for i := 0; i < len(r); i++ {
-		c := r[i]
-		if c != '\\' {
-			b = append(b, c)
-			continue
-		}
-		i++
-		if i >= len(r) {
-			return "", false
-		}
-		switch r[i] {
-		case '"', '\\', '/':
-			b = append(b, r[i])
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			ch, ok := hex4(r, i+1)
-			if !ok {
-				return "", false
-			}
-			i += 4
-			if utf16.IsSurrogate(ch) {
-				lo, ok := hex4(r, i+3)
-				if ok && i+2 < len(r) && r[i+1] == '\\' && r[i+2] == 'u' {
-					if dec := utf16.DecodeRune(ch, lo); dec != utf8.RuneError {
-						ch = dec
-						i += 6
-					}
-				}
-			}
-			b = utf8.AppendRune(b, ch)
-		default:
-			return "", false
-		}
-	}
-	return string(b), true
-}
-
-func hex4(s string, at int) (rune, bool) {
-	if at+4 > len(s) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(s[at:at+4], 16, 32)
-	return rune(n), err == nil
+	return string(jsonlex.Unescape(make([]byte, 0, len(body)), body)), true
 }

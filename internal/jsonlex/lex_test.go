@@ -1,0 +1,110 @@
+package jsonlex
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestString(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		end   int
+		plain bool
+		f     Fault
+		value string
+	}{
+		{`"abc"x`, 5, true, OK, "abc"},
+		{`"a\"b"`, 6, false, OK, `a"b`},
+		{`"\u0041\n"`, 10, false, OK, "A\n"},
+		{`"\ud83d\ude00"`, 14, false, OK, "😀"},
+		{`"\ud83d"`, 8, false, OK, "\ufffd"},
+		{`"\ud83dx"`, 9, false, OK, "\ufffdx"},
+		{"\"caf\xc3\xa9\"", 7, true, OK, "café"},
+		{"\"a\xffb\"", 5, false, OK, "a\ufffdb"},
+		{`"abc`, 4, false, End, ""},
+		{"\"a\nb\"", 2, false, Control, ""},
+		{`"\x"`, 2, false, Escape, ""},
+		{`"\u12g4"`, 3, false, Hex, ""},
+		{`"\u12`, 3, false, End, ""},
+		{`"\`, 2, false, End, ""},
+	} {
+		end, plain, f := String(tc.in, 0)
+		if end != tc.end || plain != tc.plain || f != tc.f {
+			t.Errorf("String(%q) = %d, %t, %d; want %d, %t, %d", tc.in, end, plain, f, tc.end, tc.plain, tc.f)
+			continue
+		}
+		if f == OK {
+			if got := string(Unescape(nil, tc.in[1:end-1])); got != tc.value {
+				t.Errorf("Unescape(%q) = %q, want %q", tc.in, got, tc.value)
+			}
+		}
+	}
+}
+
+func TestNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in  string
+		end int
+		f   Fault
+	}{
+		{"0", 1, OK}, {"-0", 2, OK}, {"12.5e-3,", 7, OK}, {"1E+9]", 4, OK}, {"01", 1, OK},
+		{"-", 1, End}, {"1.", 2, End}, {"1.x", 2, Syntax}, {"1e", 2, End}, {"1e+", 3, End}, {"-a", 1, Syntax},
+	} {
+		if end, f := Number(tc.in, 0); end != tc.end || f != tc.f {
+			t.Errorf("Number(%q) = %d, %d; want %d, %d", tc.in, end, f, tc.end, tc.f)
+		}
+	}
+	if !NumberInRange("1e400") || NumberInRange("1e401") || NumberInRange("1E-999") {
+		t.Error("NumberInRange misjudges exponents")
+	}
+}
+
+func TestKeyword(t *testing.T) {
+	for in, want := range map[string]Fault{"true": OK, "false,": OK, "null]": OK, "tru": End, "nul1": Syntax} {
+		if _, f := Keyword(in, 0); f != want {
+			t.Errorf("Keyword(%q) = %d, want %d", in, f, want)
+		}
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	buf := make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() {
+		String(`"plain text"`, 0)
+		Number("-12.5e3", 0)
+		buf = Unescape(buf[:0], `a\u0041\n`)
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
+
+// FuzzString checks String and Unescape against encoding/json.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{`"a"`, `"\u00e9\ud83d\ude00"`, "\"\xff\"", `"\ud800\u0041"`, `"\/\b\f"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) == 0 || s[0] != '"' {
+			return
+		}
+		end, plain, fault := String(s, 0)
+		var want string
+		err := json.Unmarshal([]byte(s[:min(end, len(s))]), &want)
+		if fault != OK {
+			if err == nil && end == len(s) {
+				t.Fatalf("String(%q) faulted (%d at %d); encoding/json accepts it", s, fault, end)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("String(%q) accepted %q; encoding/json: %v", s, s[:end], err)
+		}
+		got := string(Unescape(nil, s[1:end-1]))
+		if got != want {
+			t.Fatalf("Unescape(%q) = %q, encoding/json %q", s[:end], got, want)
+		}
+		if plain && got != s[1:end-1] {
+			t.Fatalf("String(%q) said plain, but the value differs", s[:end])
+		}
+	})
+}
