@@ -63,13 +63,7 @@ func (r run) end(status event.Status) run {
 func summary(ds []event.Decision) string {
 	parts := make([]string, 0, len(ds))
 	for _, d := range ds {
-		s := d.Kind.String()
-		switch {
-		case d.Steer != nil:
-			s += ":" + string(d.Steer.Kind)
-		case d.Reason != "":
-			s += ":" + string(d.Reason)
-		}
+		s := processortest.Brief(&d)
 		if d.Outcome != "" {
 			s += "(" + string(d.Outcome) + ")"
 		}

@@ -19,13 +19,7 @@ import (
 func summary(ds []event.Decision) string {
 	parts := make([]string, 0, len(ds))
 	for _, d := range ds {
-		s := d.Kind.String()
-		switch {
-		case d.Steer != nil:
-			s += ":" + string(d.Steer.Kind)
-		case d.Reason != "":
-			s += ":" + string(d.Reason)
-		}
+		s := processortest.Brief(&d)
 		if d.Rule != "" {
 			s += "/" + d.Rule
 		}
@@ -44,16 +38,7 @@ func summary(ds []event.Decision) string {
 // decision summary, keyed by sequence, leaving out events that drew none,
 // and the guard's state at the end.
 func decide(p budget.Policy, h *processortest.History) (map[int64]string, *budget.State) {
-	c := processors.NewChain(budget.New(p))
-	r := c.NewRun()
-	var out processors.Out
-	got := map[int64]string{}
-	for _, ev := range h.Events() {
-		c.Apply(r, &ev, &out)
-		if s := summary(out.Decisions); s != "" {
-			got[ev.Seq] = s
-		}
-	}
+	got, r := processortest.BySeq(processors.NewChain(budget.New(p)), h.Events(), summary)
 	return got, r.Parts[0].(*budget.State)
 }
 

@@ -16,13 +16,7 @@ import (
 func summary(ds []event.Decision) string {
 	parts := make([]string, 0, len(ds))
 	for _, d := range ds {
-		s := d.Kind.String()
-		switch {
-		case d.Steer != nil:
-			s += ":" + string(d.Steer.Kind)
-		case d.Reason != "":
-			s += ":" + string(d.Reason)
-		}
+		s := processortest.Brief(&d)
 		if d.Outcome == event.StatusCompleted {
 			s += "(completed)"
 		}
@@ -34,16 +28,7 @@ func summary(ds []event.Decision) string {
 // decide applies the history and returns each event's decision summary,
 // keyed by sequence, leaving out events that drew none.
 func decide(p loop.Policy, h *processortest.History) map[int64]string {
-	c := processors.NewChain(loop.New(p))
-	r := c.NewRun()
-	var out processors.Out
-	got := map[int64]string{}
-	for _, ev := range h.Events() {
-		c.Apply(r, &ev, &out)
-		if s := summary(out.Decisions); s != "" {
-			got[ev.Seq] = s
-		}
-	}
+	got, _ := processortest.BySeq(processors.NewChain(loop.New(p)), h.Events(), summary)
 	return got
 }
 

@@ -1,9 +1,7 @@
 package output_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -309,20 +307,7 @@ func goldenViews(t *testing.T, c *processors.Chain, history []event.Event, name 
 			}
 		}
 	}
-	path := filepath.Join("testdata", name+".views")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the test with -update to create it)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("views differ from %s (run with -update to accept, then review the diff):\n--- got\n%s--- want\n%s", path, b.String(), want)
-	}
+	processortest.GoldenFile(t, filepath.Join("testdata", name+".views"), b.String())
 }
 
 func TestConformance(t *testing.T) {

@@ -47,14 +47,9 @@ type run struct {
 func summary(ds []event.Decision) string {
 	parts := make([]string, 0, len(ds))
 	for _, d := range ds {
-		s := d.Kind.String()
-		switch {
-		case d.Steer != nil:
-			s += ":" + string(d.Steer.Kind)
-		case d.Rule != "":
-			s += ":" + d.Rule
-		case d.Reason != "":
-			s += ":" + string(d.Reason)
+		s := processortest.Brief(&d)
+		if d.Steer == nil && d.Rule != "" {
+			s = d.Kind.String() + ":" + d.Rule // the rule says more than POLICY_VIOLATION
 		}
 		parts = append(parts, s)
 	}

@@ -70,10 +70,15 @@ func Log(c *processors.Chain, history []event.Event) string {
 // rewrites the file when the test runs with -update.
 func Golden(t *testing.T, c *processors.Chain, history []event.Event, name string) {
 	t.Helper()
-	got := Log(c, history)
-	path := filepath.Join("testdata", name+".golden")
+	GoldenFile(t, filepath.Join("testdata", name+".golden"), Log(c, history))
+}
+
+// GoldenFile compares got with the file at path, or rewrites the file when
+// the test runs with -update: for golden files of any other form.
+func GoldenFile(t *testing.T, path, got string) {
+	t.Helper()
 	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -86,6 +91,6 @@ func Golden(t *testing.T, c *processors.Chain, history []event.Event, name strin
 		t.Fatalf("%v (run the test with -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("log differs from %s (run with -update to accept, then review the diff):\n--- got\n%s--- want\n%s", path, got, want)
+		t.Errorf("%s differs (run with -update to accept, then review the diff):\n--- got\n%s--- want\n%s", path, got, want)
 	}
 }

@@ -2,9 +2,7 @@ package schema_test
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,21 +106,7 @@ func details(t *testing.T, c *processors.Chain, history []event.Event, name stri
 			}
 		}
 	}
-	got := b.String()
-	path := filepath.Join("testdata", name+".details")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the test with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("details differ from %s (run with -update to accept, then review the diff):\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	processortest.GoldenFile(t, filepath.Join("testdata", name+".details"), b.String())
 }
 
 func TestConformance(t *testing.T) {

@@ -60,14 +60,7 @@ func doc(h *processortest.History, name, text string) *processortest.History {
 func summary(ds []event.Decision) string {
 	parts := make([]string, 0, len(ds))
 	for _, d := range ds {
-		s := d.Kind.String()
-		switch {
-		case d.Steer != nil:
-			s += ":" + string(d.Steer.Kind)
-		case d.Reason != "":
-			s += ":" + string(d.Reason)
-		}
-		parts = append(parts, s)
+		parts = append(parts, processortest.Brief(&d))
 	}
 	return strings.Join(parts, " ")
 }
@@ -75,16 +68,7 @@ func summary(ds []event.Decision) string {
 // decide applies the history and returns each event's decision summary,
 // keyed by sequence, leaving out events that drew none.
 func decide(p schema.Policy, h *processortest.History) map[int64]string {
-	c := processors.NewChain(schema.New(p))
-	r := c.NewRun()
-	var out processors.Out
-	got := map[int64]string{}
-	for _, ev := range h.Events() {
-		c.Apply(r, &ev, &out)
-		if s := summary(out.Decisions); s != "" {
-			got[ev.Seq] = s
-		}
-	}
+	got, _ := processortest.BySeq(processors.NewChain(schema.New(p)), h.Events(), summary)
 	return got
 }
 
