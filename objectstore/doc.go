@@ -2,19 +2,13 @@
 // store and serves bounded views of them: full outputs in, bounded views
 // out. The model only ever sees a view (package objectstore/view, which is
 // pure and imports no NATS, so processors can use it); operators fetch the
-// full output by its digest or by the run and call that produced it.
+// full output by its digest, which the call's output decision names.
 //
 // # Names
 //
 // Everything lives in one bucket, guard_outputs (Bucket), whose
-// configuration is data (Config.BucketConfig). Objects are named:
-//
-//	sha256:<hex>                     a full output, named by event.Digest of its bytes
-//	runs/<tenant>/<run>/<call>       a link to the output the call produced
-//
-// Ids in link names are percent-escaped ("%" as %25, "/" as %2F), so the
-// name of every (tenant, run, call) is distinct even though ids may contain
-// "/"; ids that event.CheckID refuses are refused.
+// configuration is data (Config.BucketConfig). An output is named
+// sha256:<hex>, event.Digest of its bytes.
 //
 // # Content addressing
 //
@@ -25,12 +19,20 @@
 //
 // # Retention
 //
-// Objects and links expire Config.MaxAge after they were written. Since Put
-// does not rewrite an output it already holds, an output produced again
-// late in its life would expire soon after; so Put stores an output again
-// once it is older than half of MaxAge. Every output is thus kept at least
-// MaxAge/2 after its last Put, and a link at least MaxAge after it was made;
-// a link whose output has expired resolves to ErrNotFound.
+// Objects expire Config.MaxAge after they were written. Since Put does not
+// rewrite an output it already holds, an output produced again late in its
+// life would expire soon after; so Put stores an output again once it is
+// older than half of MaxAge. Every output is thus kept at least MaxAge/2
+// after its last Put.
+//
+// # Pipelined writes
+//
+// Put looks the output up before it writes, which costs round trips.
+// Messages instead returns the two messages that store a small output (one
+// chunk and its metadata) for a caller that publishes them itself, with the
+// rest of its batch: the chunk's subject is derived from the digest and both
+// messages roll up their subjects, so writing an output again replaces it
+// with the same and needs no lookup.
 //
 // # Concurrency
 //

@@ -15,6 +15,4 @@ var (
 	// ErrInvalidDigest: the digest is not "sha256:" and 64 lower-case hex
 	// digits.
 	ErrInvalidDigest = errors.New("objectstore: malformed digest")
-	// ErrInvalidID: a tenant, run or call id that event.CheckID refuses.
-	ErrInvalidID = errors.New("objectstore: invalid id")
 )

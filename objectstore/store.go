@@ -202,3 +202,6 @@ func (s *Store) wrap(err error, name string) error {
 	}
 	return fmt.Errorf("objectstore: reading %s: %w", name, err)
 }
+
+// MaxAge returns how long the bucket keeps an object after it was written.
+func (s *Store) MaxAge() time.Duration { return s.maxAge }

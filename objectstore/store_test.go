@@ -14,6 +14,7 @@ import (
 	"github.com/guardstream/guardstream/internal/natstest"
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/objectstore/view"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -134,67 +135,6 @@ func TestPutTwiceStoresOnce(t *testing.T) {
 	}
 	if o, _ := bucketState(t, js); o != 2 {
 		t.Fatalf("%d objects after a different output, want 2", o)
-	}
-}
-
-func TestLinkResolve(t *testing.T) {
-	st, _ := setup(t, nil)
-	ctx := ctxT(t)
-	a, err := st.Put(ctx, []byte("output a\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := st.Put(ctx, []byte("output b\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	links := []struct {
-		tenant, run, call string
-		ref               event.OutputRef
-	}{
-		{"acme", "run-1", "c1", a},
-		{"acme", "run-1", "c2", b},
-		{"acme", "run-2", "c1", a}, // the same output from another run
-		{"a/b", "c", "d", a},       // ids with "/" do not collide
-		{"a", "b/c", "d", b},
-		{"a%2Fb", "c", "d", b},
-	}
-	for _, l := range links {
-		if err := st.Link(ctx, l.tenant, l.run, l.call, l.ref); err != nil {
-			t.Fatalf("Link %v: %v", l, err)
-		}
-	}
-	for _, l := range links {
-		ref, err := st.Resolve(ctx, l.tenant, l.run, l.call)
-		if err != nil || ref != l.ref {
-			t.Errorf("Resolve(%s, %s, %s) = %+v, %v; want %+v", l.tenant, l.run, l.call, ref, err, l.ref)
-		}
-	}
-	data, ref, err := st.Fetch(ctx, "acme", "run-1", "c2")
-	if err != nil || ref != b || string(data) != "output b\n" {
-		t.Errorf("Fetch: %q %+v %v", data, ref, err)
-	}
-
-	// Linking a call again replaces its link.
-	if err := st.Link(ctx, "acme", "run-1", "c1", b); err != nil {
-		t.Fatal(err)
-	}
-	if ref, err := st.Resolve(ctx, "acme", "run-1", "c1"); err != nil || ref != b {
-		t.Errorf("after relinking: %+v, %v", ref, err)
-	}
-
-	if _, err := st.Resolve(ctx, "acme", "run-1", "c9"); !errors.Is(err, objectstore.ErrNotFound) {
-		t.Errorf("Resolve of an unlinked call: %v, want ErrNotFound", err)
-	}
-	missing := event.OutputRef{Digest: event.Digest([]byte("never stored")), Size: 12}
-	if err := st.Link(ctx, "acme", "run-1", "c3", missing); !errors.Is(err, objectstore.ErrNotFound) {
-		t.Errorf("Link to a missing output: %v, want ErrNotFound", err)
-	}
-	if err := st.Link(ctx, "acme", "run.1", "c3", a); !errors.Is(err, objectstore.ErrInvalidID) {
-		t.Errorf("Link with a bad id: %v, want ErrInvalidID", err)
-	}
-	if name, _ := objectstore.LinkName("a/b", "r%1", "c"); name != "runs/a%2Fb/r%251/c" {
-		t.Errorf("LinkName = %q", name)
 	}
 }
 
@@ -325,5 +265,44 @@ func TestProvisionIdempotent(t *testing.T) {
 	bad.Replicas, bad.ChunkSize = 2, 10
 	if _, err := objectstore.Provision(ctx, js, bad); err == nil {
 		t.Error("Provision accepted an invalid config")
+	}
+}
+
+// TestMessages: the pipelined write path stores an object Get reads like
+// one Put stored; writing it again leaves one object, with spare chunks.
+func TestMessages(t *testing.T) {
+	st, js := setup(t, nil)
+	ctx := ctxT(t)
+	for _, data := range [][]byte{[]byte("total 3\nmain.go\ngo.mod\n"), {}, randomBytes(100<<10, 7)} {
+		var ref event.OutputRef
+		for range 3 {
+			chunk, meta, r, err := st.Messages(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref = r
+			for _, m := range []*nats.Msg{chunk, meta} {
+				if m == nil {
+					continue
+				}
+				if _, err := js.PublishMsg(ctx, m); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if ref.Digest != event.Digest(data) || ref.Size != int64(len(data)) {
+			t.Fatalf("ref %+v for %d bytes", ref, len(data))
+		}
+		got, err := st.Get(ctx, ref)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("Get after Messages: %d bytes, %v; want %d bytes", len(got), err, len(data))
+		}
+	}
+	objects, msgs := bucketState(t, js)
+	if objects != 3 || msgs != 9 {
+		t.Errorf("%d objects in %d messages; want 3 objects in 9 messages: 3 metadata, 6 chunks (2 written 3 times)", objects, msgs)
+	}
+	if _, _, _, err := st.Messages(make([]byte, objectstore.DefaultConfig().ChunkSize+1)); !errors.Is(err, objectstore.ErrTooLarge) {
+		t.Errorf("an output over one chunk: %v, want ErrTooLarge", err)
 	}
 }

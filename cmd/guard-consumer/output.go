@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/internal/admin"
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -53,7 +54,7 @@ Flags:
 	data, ref, err := fetchOutput(ctx, *natsURL, *tenant, *run, *call)
 	switch {
 	case errors.Is(err, objectstore.ErrNotFound):
-		fmt.Fprintf(stderr, "guard-consumer output: no stored output for call %s of run %s/%s (wrong ids, or older than -output-max-age)\n", *call, *tenant, *run)
+		fmt.Fprintf(stderr, "guard-consumer output: no stored output for call %s of run %s/%s (wrong ids, or older than the stores keep it)\n", *call, *tenant, *run)
 		return 1
 	case err != nil:
 		fmt.Fprintf(stderr, "guard-consumer output: %v\n", err)
@@ -91,5 +92,10 @@ func fetchOutput(ctx context.Context, url, tenant, run, call string) ([]byte, ev
 	if err != nil {
 		return nil, event.OutputRef{}, err
 	}
-	return st.Fetch(ctx, tenant, run, call)
+	ref, err := admin.Locate(ctx, js, tenant, run, call)
+	if err != nil {
+		return nil, ref, err
+	}
+	data, err := st.Get(ctx, ref)
+	return data, ref, err
 }

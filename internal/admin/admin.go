@@ -10,6 +10,7 @@ import (
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/objectstore/view"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 )
 
@@ -44,7 +45,7 @@ type Page struct {
 }
 
 // Serve starts the admin service on nc. Stop it with Stop.
-func Serve(nc *nats.Conn, outputs *objectstore.Store, version string) (micro.Service, error) {
+func Serve(nc *nats.Conn, js jetstream.JetStream, outputs *objectstore.Store, version string) (micro.Service, error) {
 	svc, err := micro.AddService(nc, micro.Config{
 		Name:        Name,
 		Version:     version,
@@ -53,7 +54,7 @@ func Serve(nc *nats.Conn, outputs *objectstore.Store, version string) (micro.Ser
 	if err != nil {
 		return nil, err
 	}
-	h := handler{outputs: outputs}
+	h := handler{js: js, outputs: outputs}
 	if err := svc.AddGroup(Group).AddEndpoint("output", micro.HandlerFunc(h.output)); err != nil {
 		_ = svc.Stop()
 		return nil, err
@@ -62,6 +63,7 @@ func Serve(nc *nats.Conn, outputs *objectstore.Store, version string) (micro.Ser
 }
 
 type handler struct {
+	js      jetstream.JetStream
 	outputs *objectstore.Store
 }
 
@@ -73,16 +75,13 @@ func (h handler) output(req micro.Request) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ref, err := h.outputs.Resolve(ctx, q.Tenant, q.Run, q.Call)
+	ref, err := Locate(ctx, h.js, q.Tenant, q.Run, q.Call)
 	switch {
 	case errors.Is(err, objectstore.ErrNotFound):
 		_ = req.Error("404", err.Error(), nil)
 		return
-	case errors.Is(err, objectstore.ErrInvalidID):
-		_ = req.Error("400", err.Error(), nil)
-		return
 	case err != nil:
-		_ = req.Error("500", err.Error(), nil)
+		_ = req.Error("400", err.Error(), nil)
 		return
 	}
 	v, err := h.outputs.Page(ctx, ref, q.Offset, view.Options{MaxLines: q.MaxLines})

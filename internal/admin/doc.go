@@ -7,7 +7,8 @@
 //	guard.admin.output   {"tenant", "run", "call", "offset", "max_lines"}
 //	                     → {"ref": {"dig", "size"}, "view": {"text", "trunc", "cut"}}
 //
-// output locates the full output a call produced and returns a page of it;
-// the full bytes are in the guard_outputs object store under ref.dig
+// output locates the full output a call produced, through the output
+// decision of its result in GUARD_CONTROL, and returns a page of it; the
+// full bytes are in the guard_outputs object store under ref.dig
 // (`guard-consumer output` fetches them).
 package admin

@@ -22,6 +22,12 @@ type Config struct {
 	MaxEventBytes int
 	// PublishTimeout bounds the wait for the server to store a publish.
 	PublishTimeout time.Duration
+	// CheckpointInterval is how often a partition writes the snapshots of
+	// the runs it changed, and CheckpointEvents how many events it handles
+	// at most between two checkpoints. A restart replays the events since
+	// the last checkpoint.
+	CheckpointInterval time.Duration
+	CheckpointEvents   int
 	// Logger receives the runner's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -29,11 +35,13 @@ type Config struct {
 // DefaultConfig returns the defaults for partitions partitions.
 func DefaultConfig(partitions int) Config {
 	return Config{
-		Partitions:     partitions,
-		Batch:          256,
-		AckWait:        10 * time.Second,
-		MaxEventBytes:  64 << 10,
-		PublishTimeout: 5 * time.Second,
+		Partitions:         partitions,
+		Batch:              256,
+		AckWait:            10 * time.Second,
+		MaxEventBytes:      64 << 10,
+		PublishTimeout:     5 * time.Second,
+		CheckpointInterval: time.Second,
+		CheckpointEvents:   10_000,
 	}
 }
 
@@ -51,6 +59,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxEventBytes < 1<<10 {
 		errs = append(errs, fmt.Errorf("runner: max event bytes is %d; want at least 1024", c.MaxEventBytes))
+	}
+	if c.CheckpointInterval <= 0 || c.CheckpointEvents < 1 {
+		errs = append(errs, fmt.Errorf("runner: checkpoint every %v or %d events; want a positive interval and count", c.CheckpointInterval, c.CheckpointEvents))
 	}
 	if c.PublishTimeout <= 0 || c.PublishTimeout >= c.AckWait {
 		errs = append(errs, fmt.Errorf("runner: publish timeout is %v; want a positive duration below the ack wait (%v)", c.PublishTimeout, c.AckWait))

@@ -23,6 +23,9 @@ const headerTruncated = "Guard-Truncated"
 // whose id can be read is also rejected, so its agent need not wait for a
 // verdict that would never come.
 func (p *partition) deadLetter(m jetstream.Msg, seq uint64, subj streams.Stored, reason streams.DeadReason, cause error) error {
+	if p.replay {
+		return nil // dead-lettered when it was first handled
+	}
 	p.log.Warn("dead letter", "reason", reason, "subject", m.Subject(), "seq", seq, "err", cause)
 	msg := nats.NewMsg(streams.DeadLetterSubject(reason))
 	msg.Header.Set(streams.HeaderReason, string(reason))
@@ -38,7 +41,7 @@ func (p *partition) deadLetter(m jetstream.Msg, seq uint64, subj streams.Stored,
 	if err != nil {
 		return err
 	}
-	p.futs = append(p.futs, f)
+	p.track(f)
 	if subj.Kind != event.KindCall.Token() {
 		return nil
 	}

@@ -19,6 +19,14 @@ func (p *partition) handle(ctx context.Context, m jetstream.Msg) error {
 	if err != nil {
 		return fmt.Errorf("runner: message without JetStream metadata: %w", err)
 	}
+	if err := p.handleAt(ctx, m, meta); err != nil {
+		return err
+	}
+	p.handled = meta.Sequence.Stream
+	return nil
+}
+
+func (p *partition) handleAt(ctx context.Context, m jetstream.Msg, meta *jetstream.MsgMetadata) error {
 	seq, data := meta.Sequence.Stream, m.Data()
 	subj, err := streams.ParseStored(m.Subject())
 	if err != nil {
@@ -87,6 +95,9 @@ func decisionIDPrefix(ev *event.Event) string {
 
 // publish publishes d on its control subject with the given Nats-Msg-Id.
 func (p *partition) publish(d *event.Decision, msgID string) error {
+	if p.replay {
+		return nil
+	}
 	subj, err := streams.ControlSubject(d.Tenant, d.Run, d.Kind)
 	if err != nil {
 		return err // cannot happen: the ids were checked
@@ -97,7 +108,7 @@ func (p *partition) publish(d *event.Decision, msgID string) error {
 	if err != nil {
 		return err
 	}
-	p.futs = append(p.futs, f)
+	p.track(f)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -18,14 +17,23 @@ type partition struct {
 	id  int
 	log *slog.Logger
 
-	cache  map[string]*entry // run state by guard_runs key
-	dirty  []*entry          // runs changed by the current batch
-	futs   []jetstream.PubAckFuture
-	timers []timer // timers the current batch set or cancelled
-	ended  []timer // runs the current batch ended
-	seen   stored  // digests of outputs this partition stored or read
-	out    processors.Out
-	ev     event.Event
+	cache map[string]*entry // run state by guard_runs key
+	dirty []*entry          // runs changed since the last checkpoint
+
+	cur      *pending   // the batch being handled
+	inflight []*pending // batches handled, oldest first, waiting for their publishes
+	free     []*pending // spent batches, for reuse
+	timers   []timer    // timers the current batch set or cancelled
+	ended    []timer    // runs the current batch ended
+	seen     stored     // digests of outputs this partition stored or read
+
+	cp       checkpoint // the last checkpoint written or read
+	handled  uint64     // stream sequence of the last event handled
+	replay   bool       // re-applying acked events: publish nothing
+	sinceCP  int        // events handled since the last checkpoint
+	out      processors.Out
+	ev       event.Event
+	futsBusy []jetstream.PubAckFuture // scratch for checkpoint writes
 }
 
 func newPartition(r *Runner, id int) *partition {
@@ -40,7 +48,10 @@ func newPartition(r *Runner, id int) *partition {
 // run consumes until ctx is done, recovering from errors.
 func (p *partition) run(ctx context.Context) {
 	for {
-		err := p.consume(ctx)
+		err := p.recover(ctx)
+		if err == nil {
+			err = p.consume(ctx)
+		}
 		if ctx.Err() != nil {
 			return
 		}
@@ -48,8 +59,7 @@ func (p *partition) run(ctx context.Context) {
 		// unacked: the server redelivers them, in order, once the ack wait
 		// has passed. Pulling before then could overtake them.
 		wait := p.r.cfg.AckWait + time.Second
-		p.log.Warn("partition failed; resuming after redelivery", "err", err, "after", wait)
-		clear(p.cache)
+		p.log.Warn("partition failed; recovering after redelivery", "err", err, "after", wait)
 		select {
 		case <-ctx.Done():
 			return
@@ -84,21 +94,26 @@ func (p *partition) consume(ctx context.Context) error {
 	}()
 
 	batch := make([]jetstream.Msg, 0, batchSize)
+	tick := time.NewTicker(p.r.cfg.CheckpointInterval)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return p.drain(cc, msgs, batch)
+		case <-tick.C:
+			if err := p.maybeCheckpoint(ctx, true); err != nil {
+				return err
+			}
 		case m := <-msgs:
-			batch = fill(append(batch[:0], m), msgs)
-			if err := p.process(ctx, batch); err != nil {
+			if err := p.process(ctx, fill(append(batch[:0], m), msgs), len(msgs) == 0); err != nil {
 				return err
 			}
 		}
 	}
 }
 
-// drain processes what was already delivered, so a clean shutdown leaves
-// nothing for the next owner to wait for.
+// drain processes what was already delivered and checkpoints, so a clean
+// shutdown leaves nothing for the next owner to wait for or replay.
 func (p *partition) drain(cc jetstream.ConsumeContext, msgs chan jetstream.Msg, batch []jetstream.Msg) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.r.cfg.AckWait)
 	defer cancel()
@@ -106,16 +121,16 @@ func (p *partition) drain(cc jetstream.ConsumeContext, msgs chan jetstream.Msg, 
 	for {
 		select {
 		case m := <-msgs:
-			if err := p.process(ctx, fill(append(batch[:0], m), msgs)); err != nil {
+			if err := p.process(ctx, fill(append(batch[:0], m), msgs), false); err != nil {
 				return err
 			}
 		case <-cc.Closed():
 			for len(msgs) > 0 {
-				if err := p.process(ctx, fill(batch[:0], msgs)); err != nil {
+				if err := p.process(ctx, fill(batch[:0], msgs), false); err != nil {
 					return err
 				}
 			}
-			return nil
+			return p.checkpointNow(ctx)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -135,10 +150,12 @@ func fill(batch []jetstream.Msg, msgs chan jetstream.Msg) []jetstream.Msg {
 	return batch
 }
 
-// process applies a batch and acks it once its decisions and state are
-// stored. On error nothing of the batch is acked and the cache is suspect.
-func (p *partition) process(ctx context.Context, batch []jetstream.Msg) error {
-	p.futs, p.dirty, p.timers, p.ended = p.futs[:0], p.dirty[:0], p.timers[:0], p.ended[:0]
+// process handles a batch and puts it in the pipeline: its decisions are
+// published and it is acked once they are stored. When idle is set, no
+// more events are waiting, so the pipeline is settled right away rather
+// than kept full.
+func (p *partition) process(ctx context.Context, batch []jetstream.Msg, idle bool) error {
+	p.cur = p.newPending()
 	for _, m := range batch {
 		if err := p.handle(ctx, m); err != nil {
 			return err
@@ -147,36 +164,11 @@ func (p *partition) process(ctx context.Context, batch []jetstream.Msg) error {
 	if err := p.publishTimers(); err != nil {
 		return err
 	}
-	if err := p.await(ctx, nil); err != nil {
+	p.cur.last = batch[len(batch)-1]
+	p.inflight = append(p.inflight, p.cur)
+	p.cur = nil
+	if err := p.settle(ctx, idle); err != nil {
 		return err
 	}
-	if err := p.flush(ctx); err != nil {
-		return err
-	}
-	return batch[len(batch)-1].Ack()
-}
-
-// await waits for every pending publish to be stored, calling stored with
-// the index and ack of each when it is not nil.
-func (p *partition) await(ctx context.Context, stored func(i int, ack *jetstream.PubAck)) error {
-	var first error
-	for i, f := range p.futs {
-		select {
-		case ack := <-f.Ok():
-			if stored != nil {
-				stored(i, ack)
-			}
-		case err := <-f.Err():
-			if first == nil {
-				first = err
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	p.futs = p.futs[:0]
-	if first != nil {
-		return errors.Join(errPublish, first)
-	}
-	return nil
+	return p.maybeCheckpoint(ctx, false)
 }

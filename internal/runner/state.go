@@ -7,7 +7,6 @@ import (
 
 	"github.com/guardstream/guardstream/processors"
 	"github.com/guardstream/guardstream/streams"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -19,7 +18,7 @@ type entry struct {
 	key   string
 	run   *processors.Run
 	rev   uint64 // guard_runs revision the snapshot was read or written at; 0 if none
-	dirty bool
+	dirty bool   // changed since the last checkpoint
 }
 
 // load returns the cached run under key, reading its snapshot from
@@ -52,41 +51,11 @@ func (p *partition) load(ctx context.Context, key string) (*entry, error) {
 	return e, nil
 }
 
-// touch marks e as changed by the current batch.
+// touch marks e as changed since the last checkpoint.
 func (p *partition) touch(e *entry) {
+	p.sinceCP++
 	if !e.dirty {
 		e.dirty = true
 		p.dirty = append(p.dirty, e)
 	}
-}
-
-// flush writes the snapshot of every run the batch changed, each with
-// compare-and-set on the revision it was read or written at, and forgets
-// runs that will not change again.
-func (p *partition) flush(ctx context.Context) error {
-	for _, e := range p.dirty {
-		snap, err := p.r.chain.Encode(e.run)
-		if err != nil {
-			return err
-		}
-		msg := nats.NewMsg(kvPrefix + e.key)
-		msg.Data = snap
-		f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithExpectLastSequencePerSubject(e.rev))
-		if err != nil {
-			return err
-		}
-		p.futs = append(p.futs, f)
-	}
-	err := p.await(ctx, func(i int, ack *jetstream.PubAck) {
-		e := p.dirty[i]
-		e.rev, e.dirty = ack.Sequence, false
-		if e.run.Status == processors.StatusEnded || e.run.Status == processors.StatusStopped {
-			delete(p.cache, e.key)
-		}
-	})
-	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
-		return errors.Join(errFenced, err)
-	}
-	return err
 }

@@ -22,6 +22,9 @@ type timer struct {
 // collectTimers records what the event just applied asked for. An event
 // that ended its run cancels every timer of the run instead.
 func (p *partition) collectTimers(ev *event.Event, from time.Time) {
+	if p.replay {
+		return // scheduled when the event was first handled
+	}
 	if p.out.Ended() {
 		p.ended = append(p.ended, timer{tenant: ev.Tenant, run: ev.Run})
 		return
@@ -84,7 +87,7 @@ func (p *partition) schedule(subj string, tm timer) error {
 	if err != nil {
 		return err
 	}
-	p.futs = append(p.futs, f)
+	p.track(f)
 	return nil
 }
 

@@ -105,7 +105,7 @@ func (s *Service) start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if s.admin, err = admin.Serve(s.nc, outputs, Version); err != nil {
+	if s.admin, err = admin.Serve(s.nc, js, outputs, Version); err != nil {
 		return fmt.Errorf("service: starting the admin API: %w", err)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

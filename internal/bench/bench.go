@@ -1,0 +1,275 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/guard"
+	"github.com/guardstream/guardstream/internal/runner"
+	"github.com/guardstream/guardstream/objectstore"
+	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Report is what a benchmark run measured.
+type Report struct {
+	Partitions int        `json:"partitions"`
+	Payload    int        `json:"payload_bytes"`
+	Sync       bool       `json:"sync_always"`
+	CPUs       int        `json:"cpus"`
+	Baseline   Throughput `json:"baseline"`
+	Guard      Throughput `json:"guard"`
+	Ratio      float64    `json:"ratio"`
+	Latency    []Latency  `json:"latency"`
+	Memory     Memory     `json:"memory"`
+}
+
+// Memory is what an active run costs.
+type Memory struct {
+	Runs             int     `json:"runs"`
+	HeapBytesPerRun  float64 `json:"heap_bytes_per_run"`
+	StateBytesPerRun float64 `json:"state_bytes_per_run"`
+}
+
+const tenant = "bench"
+
+// Run measures as cfg says, logging progress to log.
+func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return Report{}, err
+	}
+	rep := Report{Partitions: cfg.Partitions, Payload: cfg.Payload, Sync: cfg.Sync, CPUs: runtime.NumCPU()}
+	url := cfg.NATSURL
+	if url == "" {
+		dir := cfg.StoreDir
+		if dir == "" {
+			tmp, err := os.MkdirTemp("", "guard-bench-")
+			if err != nil {
+				return rep, err
+			}
+			defer os.RemoveAll(tmp)
+			dir = tmp
+		}
+		srv, err := startServer(ctx, dir, cfg.Sync)
+		if err != nil {
+			return rep, err
+		}
+		defer srv.stop()
+		url = srv.url
+	}
+	nc, err := nats.Connect(url, nats.Name("guard-bench"))
+	if err != nil {
+		return rep, fmt.Errorf("connecting to %s: %w", url, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(8192))
+	if err != nil {
+		return rep, err
+	}
+	mix := Mix{Tenant: tenant, Runs: cfg.Runs, Events: cfg.Events, Payload: cfg.Payload}
+	events := mix.events()
+
+	fmt.Fprintf(log, "baseline: %d events over %d partitions\n", len(events), cfg.Partitions)
+	if rep.Baseline, err = measureBaseline(ctx, cfg, js, events); err != nil {
+		return rep, fmt.Errorf("baseline: %w", err)
+	}
+	fmt.Fprintf(log, "guard: %d events, every guard in the chain\n", len(events))
+	if err := provision(ctx, js, cfg); err != nil {
+		return rep, err
+	}
+	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, events, agentSubject) }); err != nil {
+		return rep, err
+	}
+	g, err := startGuard(ctx, nc, js, cfg)
+	if err != nil {
+		return rep, err
+	}
+	done, err := waitDrain(ctx, cfg, js)
+	if err != nil {
+		g.stop()
+		return rep, fmt.Errorf("guard: %w", err)
+	}
+	rep.Guard = throughput(len(events), done.Sub(g.started))
+	rep.Ratio = rep.Guard.PerSecond / rep.Baseline.PerSecond
+
+	for _, rate := range append(append([]int(nil), cfg.Rates...), 0) {
+		n := rate * int(cfg.RateDuration.Seconds())
+		if rate == 0 {
+			n = min(int(rep.Guard.PerSecond*cfg.RateDuration.Seconds()), cfg.Events)
+		}
+		m := Mix{Tenant: tenant, Runs: max(n/100, 1), Events: max(n, 1000), Payload: cfg.Payload, Prefix: "l" + strconv.Itoa(rate) + "-"}
+		fmt.Fprintf(log, "latency at %s: %d events\n", rateName(rate), m.Events)
+		var l Latency
+		err := phase(ctx, cfg, func(ctx context.Context) (err error) {
+			l, err = offer(ctx, nc, js, tenant, m.events(), rate)
+			return err
+		})
+		if err != nil {
+			g.stop()
+			return rep, fmt.Errorf("latency at %s: %w", rateName(rate), err)
+		}
+		rep.Latency = append(rep.Latency, l)
+		if _, err := waitDrain(ctx, cfg, js); err != nil {
+			g.stop()
+			return rep, err
+		}
+	}
+	g.stop()
+
+	if cfg.MemRuns > 0 {
+		fmt.Fprintf(log, "memory: %d active runs\n", cfg.MemRuns)
+		if rep.Memory, err = measureMemory(ctx, nc, js, cfg); err != nil {
+			return rep, fmt.Errorf("memory: %w", err)
+		}
+	}
+	return rep, nil
+}
+
+func rateName(rate int) string {
+	if rate == 0 {
+		return "saturation"
+	}
+	return strconv.Itoa(rate) + " events/s"
+}
+
+func agentSubject(m msg) string { return m.subject }
+
+// phase runs f under the configured timeout.
+func phase(ctx context.Context, cfg Config, f func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	return f(ctx)
+}
+
+func measureBaseline(ctx context.Context, cfg Config, js jetstream.JetStream, events []msg) (Throughput, error) {
+	b := &baseline{js: js, partitions: cfg.Partitions, batch: runner.DefaultConfig(cfg.Partitions).Batch}
+	if err := b.provision(ctx); err != nil {
+		return Throughput{}, err
+	}
+	if err := phase(ctx, cfg, func(ctx context.Context) error {
+		return preload(ctx, js, events, func(m msg) string { return baseSubject(m.subject) })
+	}); err != nil {
+		return Throughput{}, err
+	}
+	names := make([]string, cfg.Partitions)
+	for p := range names {
+		names[p] = "base-p" + strconv.Itoa(p)
+	}
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	start := time.Now()
+	go func() { _ = b.run(rctx) }()
+	var done time.Time
+	err := phase(ctx, cfg, func(ctx context.Context) (err error) {
+		done, err = drain(ctx, js, baseIn, names)
+		return err
+	})
+	return throughput(len(events), done.Sub(start)), err
+}
+
+func provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
+	sc := streams.DefaultConfig()
+	sc.Partitions = cfg.Partitions
+	if err := streams.Provision(ctx, js, sc); err != nil {
+		return err
+	}
+	_, err := objectstore.Provision(ctx, js, objectstore.DefaultConfig())
+	return err
+}
+
+// running is a guard-consumer runner started in this process.
+type running struct {
+	started time.Time
+	stop    func()
+}
+
+func startGuard(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, cfg Config) (*running, error) {
+	outputs, err := objectstore.Open(ctx, js, objectstore.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	r, err := runner.New(ctx, nc, guard.Chain(guard.DefaultPolicy()), runner.DefaultConfig(cfg.Partitions), runner.WithOutputs(outputs))
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	g := &running{started: time.Now()}
+	go func() {
+		_ = r.Run(rctx)
+		close(done)
+	}()
+	g.stop = func() {
+		cancel()
+		<-done
+	}
+	return g, nil
+}
+
+func waitDrain(ctx context.Context, cfg Config, js jetstream.JetStream) (time.Time, error) {
+	names := make([]string, cfg.Partitions)
+	for p := range names {
+		names[p] = streams.ConsumerName(p)
+	}
+	var done time.Time
+	err := phase(ctx, cfg, func(ctx context.Context) (err error) {
+		done, err = drain(ctx, js, streams.EventStream, names)
+		return err
+	})
+	return done, err
+}
+
+// measureMemory loads cfg.MemRuns active runs into a fresh runner and
+// reports the heap they take and their snapshots' size.
+func measureMemory(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, cfg Config) (Memory, error) {
+	m := Mix{Tenant: tenant, Runs: cfg.MemRuns, Events: 4 * cfg.MemRuns, Payload: cfg.Payload, Prefix: "m-"}
+	events := m.events()
+	active := events[:0]
+	for _, e := range events {
+		if e.kind != event.KindRunEnd {
+			active = append(active, e)
+		}
+	}
+	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, active, agentSubject) }); err != nil {
+		return Memory{}, err
+	}
+	events, active = nil, nil
+	before := heapInUse()
+	g, err := startGuard(ctx, nc, js, cfg)
+	if err != nil {
+		return Memory{}, err
+	}
+	defer g.stop()
+	if _, err := waitDrain(ctx, cfg, js); err != nil {
+		return Memory{}, err
+	}
+	after := heapInUse()
+	kv, err := js.Stream(ctx, "KV_"+streams.RunsBucket)
+	if err != nil {
+		return Memory{}, err
+	}
+	info, err := kv.Info(ctx)
+	if err != nil {
+		return Memory{}, err
+	}
+	return Memory{
+		Runs:             cfg.MemRuns,
+		HeapBytesPerRun:  float64(after-before) / float64(cfg.MemRuns),
+		StateBytesPerRun: float64(info.State.Bytes) / float64(max(info.State.Msgs, 1)),
+	}, nil
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
+}

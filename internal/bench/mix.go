@@ -1,0 +1,96 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/streams"
+)
+
+// msg is a pre-encoded event.
+type msg struct {
+	subject string
+	data    []byte
+	kind    event.Kind
+	call    string // the call id, for a call event
+	run     string
+}
+
+// Mix shapes the synthetic fleet.
+type Mix struct {
+	Tenant  string
+	Runs    int // runs the events are spread over
+	Events  int // events in all
+	Payload int // target payload size in bytes
+	Prefix  string
+}
+
+var tools = []string{"read_file", "grep", "edit_file", "run_tests", "list_dir", "web_search"}
+
+// events returns the mix's events, interleaved across runs, each run's in
+// its own order. One run in 20 loops on an identical call (stopped at the
+// 5th), one in 4 holds a lease and heartbeats, and long runs reach the
+// step limit; the rest are well-behaved.
+func (m Mix) events() []msg {
+	per := max(m.Events/max(m.Runs, 1), 4)
+	runs := make([][]msg, m.Runs)
+	for r := range runs {
+		runs[r] = m.run(r, per)
+	}
+	out := make([]msg, 0, m.Events)
+	for i := 0; len(out) < m.Events; i++ {
+		progressed := false
+		for r := range runs {
+			if i < len(runs[r]) && len(out) < m.Events {
+				out = append(out, runs[r][i])
+				progressed = true
+			}
+		}
+		if !progressed {
+			break
+		}
+	}
+	return out
+}
+
+func (m Mix) run(r, n int) []msg {
+	id := fmt.Sprintf("%sr%d", m.Prefix, r)
+	looper, leased := r%20 == 7, r%4 == 1
+	var seq int64
+	var out []msg
+	add := func(ev event.Event) {
+		seq++
+		ev.V, ev.Tenant, ev.Run, ev.Seq, ev.TS = event.Version, m.Tenant, id, seq, 1767225600000+seq*100
+		subj, _ := streams.EventSubject(ev.Tenant, ev.Run, ev.Kind)
+		m := msg{subject: subj, data: event.AppendEvent(nil, &ev), kind: ev.Kind, run: id}
+		if ev.Kind == event.KindCall {
+			m.call = ev.Call
+		}
+		out = append(out, m)
+	}
+	start := event.Event{Kind: event.KindRunStart, Agent: "bench", Workspace: "/work/" + id}
+	if leased {
+		start.Lease = 60_000
+	}
+	add(start)
+	for k := 0; len(out) < n-1; k++ {
+		add(event.Event{Kind: event.KindStep, Step: int64(k), Turn: int64(1 + k/8), TokensIn: 1800, TokensOut: 300, Cost: 900,
+			Context: int64(20_000 + 3000*(k%30)), Window: 128_000})
+		tool := tools[(r+k)%len(tools)]
+		args := fmt.Sprintf(`{"path":"src/pkg%d/file%d.go","query":"%s","n":%d}`, r%17, k, pad(m.Payload/3), k)
+		if looper && k >= 3 {
+			tool, args = "read_file", `{"path":"config.yaml"}`
+		}
+		call := fmt.Sprintf("c%d", k+1)
+		add(event.Event{Kind: event.KindCall, Call: call, Tool: tool, Args: args})
+		add(event.Event{Kind: event.KindResult, Call: call, Out: id + "/" + call + ": " + pad(m.Payload/2)})
+		if leased && k%3 == 2 {
+			add(event.Event{Kind: event.KindHeartbeat})
+		}
+	}
+	add(event.Event{Kind: event.KindRunEnd, Status: event.StatusCompleted})
+	return out
+}
+
+func pad(n int) string { return strings.Repeat("x", max(n-60, 8)) }
