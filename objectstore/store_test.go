@@ -269,7 +269,8 @@ func TestProvisionIdempotent(t *testing.T) {
 }
 
 // TestMessages: the pipelined write path stores an object Get reads like
-// one Put stored; writing it again leaves one object, with spare chunks.
+// one Put stored; writing it again leaves one object (old chunks stay
+// until they expire).
 func TestMessages(t *testing.T) {
 	st, js := setup(t, nil)
 	ctx := ctxT(t)
