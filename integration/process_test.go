@@ -58,10 +58,14 @@ func (p *process) output() string {
 
 // startProcess starts guard-consumer against the test's server and waits
 // until it consumes.
-func (s *system) startProcess() *process {
+func (s *system) startProcess() *process { return s.startProcessWith() }
+
+// startProcessWith is startProcess with extra flags.
+func (s *system) startProcessWith(flags ...string) *process {
 	s.t.Helper()
-	cmd := exec.Command(guardBinary(s.t), "-nats-url", s.server.ClientURL(),
-		"-partitions", strconv.Itoa(s.cfg.Partitions), "-ack-wait", "2s", "-log-level", "debug")
+	args := append([]string{"-nats-url", s.server.ClientURL(),
+		"-partitions", strconv.Itoa(s.cfg.Partitions), "-ack-wait", "2s", "-log-level", "debug"}, flags...)
+	cmd := exec.Command(guardBinary(s.t), args...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {

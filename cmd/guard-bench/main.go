@@ -49,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.RateDuration, "rate-duration", cfg.RateDuration, "how long each offered load lasts")
 	fs.IntVar(&cfg.MemRuns, "mem-runs", cfg.MemRuns, "active runs memory is measured with (0: skip)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "bound on each phase")
+	fs.DurationVar(&cfg.Checkpoint, "checkpoint", cfg.Checkpoint, "guard-consumer's checkpoint interval")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the benchmark process to this file")
 	if err := fs.Parse(args); err != nil {

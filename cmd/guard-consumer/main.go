@@ -102,6 +102,7 @@ func parse(args []string, stderr io.Writer) (service.Config, bool, error) {
 	fs.IntVar(&rc.Batch, "batch", rc.Batch, "most events processed per batch")
 	fs.DurationVar(&rc.AckWait, "ack-wait", rc.AckWait, "time the server waits for an ack before redelivering")
 	fs.IntVar(&rc.MaxEventBytes, "max-event-bytes", rc.MaxEventBytes, "largest event accepted; larger ones are dead-lettered")
+	fs.DurationVar(&rc.CheckpointInterval, "checkpoint-interval", rc.CheckpointInterval, "how often run state is written to guard_runs; a restart replays the events since")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `guard-consumer enforces runtime guardrails for LLM agent fleets over NATS JetStream.
 

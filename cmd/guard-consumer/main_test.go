@@ -54,7 +54,7 @@ func TestHelpExplainsEveryFlag(t *testing.T) {
 	if code := run([]string{"-h"}, &out, &errOut); code != 0 {
 		t.Fatalf("-h: exit %d", code)
 	}
-	for _, flag := range []string{"nats-url", "listen", "data-dir", "policy", "print-policy", "partitions", "replicas", "log-level", "log-format", "batch", "ack-wait", "max-event-bytes", "event-max-age", "duplicates"} {
+	for _, flag := range []string{"nats-url", "listen", "data-dir", "policy", "print-policy", "partitions", "replicas", "log-level", "log-format", "batch", "ack-wait", "max-event-bytes", "checkpoint-interval", "output-max-age", "event-max-age", "duplicates"} {
 		if !strings.Contains(errOut.String(), "-"+flag) {
 			t.Errorf("-h does not explain -%s", flag)
 		}

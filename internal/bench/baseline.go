@@ -15,6 +15,9 @@ const (
 	baseIn     = "BENCH_IN"
 	baseOut    = "BENCH_OUT"
 	baseSource = "bench.in"
+	// seqHeader carries, on a baseline output, the stream sequence of the
+	// event it answers, so latency can be matched without decoding.
+	seqHeader = "Bench-Seq"
 )
 
 // baseline is the bare pipeline: per partition, consume an event, publish
@@ -76,6 +79,17 @@ func (b *baseline) run(ctx context.Context) error {
 	return <-errs
 }
 
+// inflight is a baseline batch published but not yet acked.
+type inflight struct {
+	last jetstream.Msg
+	futs []jetstream.PubAckFuture
+	done int
+}
+
+// partition is the runner's pipeline with nothing decided: each event
+// draws one publish; up to four batches are in flight, each acked (AckAll)
+// once its publishes are stored, and the loop waits on events and on the
+// oldest publish at once.
 func (b *baseline) partition(ctx context.Context, p int) error {
 	cons, err := b.js.Consumer(ctx, baseIn, "base-p"+strconv.Itoa(p))
 	if err != nil {
@@ -92,47 +106,70 @@ func (b *baseline) partition(ctx context.Context, p int) error {
 		return err
 	}
 	defer cc.Stop()
-	batch := make([]jetstream.Msg, 0, b.batch)
-	var futs []jetstream.PubAckFuture
+	var queue []*inflight
 	for {
+		var stored <-chan *jetstream.PubAck
+		var failed <-chan error
+		if len(queue) > 0 {
+			f := queue[0].futs[queue[0].done]
+			stored, failed = f.Ok(), f.Err()
+		}
 		select {
 		case <-ctx.Done():
 			return nil
+		case err := <-failed:
+			return err
+		case <-stored:
+			queue[0].done++
 		case m := <-msgs:
-			batch = append(batch[:0], m)
-		fill:
-			for len(batch) < cap(batch) {
-				select {
-				case m := <-msgs:
-					batch = append(batch, m)
-				default:
-					break fill
-				}
-			}
-			futs = futs[:0]
-			for _, m := range batch {
+			batch := &inflight{}
+			for {
 				meta, err := m.Metadata()
 				if err != nil {
 					return err
 				}
 				out := nats.NewMsg("bench.out." + strconv.Itoa(p))
 				out.Data = m.Data()[:min(64, len(m.Data()))]
+				out.Header.Set(seqHeader, strconv.FormatUint(meta.Sequence.Stream, 10))
 				f, err := b.js.PublishMsgAsync(out, jetstream.WithMsgID("b."+strconv.FormatUint(meta.Sequence.Stream, 10)))
 				if err != nil {
 					return err
 				}
-				futs = append(futs, f)
+				batch.futs, batch.last = append(batch.futs, f), m
+				if len(batch.futs) == b.batch || len(msgs) == 0 {
+					break
+				}
+				m = <-msgs
 			}
-			for _, f := range futs {
+			queue = append(queue, batch)
+		}
+		// Ack what is stored, in order; wait when the pipeline is full.
+		for len(queue) > 0 {
+			q := queue[0]
+			for q.done < len(q.futs) {
+				if len(queue) <= 4 {
+					select {
+					case <-q.futs[q.done].Ok():
+						q.done++
+						continue
+					default:
+					}
+					break
+				}
 				select {
-				case <-f.Ok():
-				case err := <-f.Err():
+				case <-q.futs[q.done].Ok():
+					q.done++
+				case err := <-q.futs[q.done].Err():
 					return err
 				}
 			}
-			if err := batch[len(batch)-1].Ack(); err != nil {
+			if q.done < len(q.futs) {
+				break
+			}
+			if err := q.last.Ack(); err != nil {
 				return err
 			}
+			queue = queue[1:]
 		}
 	}
 }

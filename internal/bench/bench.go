@@ -27,8 +27,11 @@ type Report struct {
 	Baseline   Throughput `json:"baseline"`
 	Guard      Throughput `json:"guard"`
 	Ratio      float64    `json:"ratio"`
-	Latency    []Latency  `json:"latency"`
-	Memory     Memory     `json:"memory"`
+	// BaseLatency and Latency are measured at the same offered loads, the
+	// last at the guard's saturation.
+	BaseLatency []Latency `json:"baseline_latency"`
+	Latency     []Latency `json:"latency"`
+	Memory      Memory    `json:"memory"`
 }
 
 // Memory is what an active run costs.
@@ -77,7 +80,10 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	events := mix.events()
 
 	fmt.Fprintf(log, "baseline: %d events over %d partitions\n", len(events), cfg.Partitions)
-	if rep.Baseline, err = measureBaseline(ctx, cfg, js, events); err != nil {
+	b := &baseline{js: js, partitions: cfg.Partitions, batch: runner.DefaultConfig(cfg.Partitions).Batch}
+	bctx, stopBase := context.WithCancel(ctx)
+	defer stopBase()
+	if rep.Baseline, err = measureBaseline(bctx, cfg, b, events); err != nil {
 		return rep, fmt.Errorf("baseline: %w", err)
 	}
 	fmt.Fprintf(log, "guard: %d events, every guard in the chain\n", len(events))
@@ -87,45 +93,55 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, events, agentSubject) }); err != nil {
 		return rep, err
 	}
-	g, err := startGuard(ctx, nc, js, cfg)
+	g, err := startGuard(ctx, url, cfg)
 	if err != nil {
 		return rep, err
 	}
+	defer g.stop()
 	done, err := waitDrain(ctx, cfg, js)
 	if err != nil {
-		g.stop()
 		return rep, fmt.Errorf("guard: %w", err)
 	}
 	rep.Guard = throughput(len(events), done.Sub(g.started))
 	rep.Ratio = rep.Guard.PerSecond / rep.Baseline.PerSecond
 
-	for _, rate := range append(append([]int(nil), cfg.Rates...), 0) {
+	// Latency: the baseline and the guard, each at every offered load and
+	// then at the guard's saturation, on fresh runs.
+	rates := append(append([]int(nil), cfg.Rates...), 0)
+	for _, rate := range rates {
 		n := rate * int(cfg.RateDuration.Seconds())
 		if rate == 0 {
 			n = min(int(rep.Guard.PerSecond*cfg.RateDuration.Seconds()), cfg.Events)
 		}
 		m := Mix{Tenant: tenant, Runs: max(n/100, 1), Events: max(n, 1000), Payload: cfg.Payload, Prefix: "l" + strconv.Itoa(rate) + "-"}
-		fmt.Fprintf(log, "latency at %s: %d events\n", rateName(rate), m.Events)
-		var l Latency
+		msgs := m.events()
+		offered := rate
+		if rate == 0 {
+			offered = int(rep.Guard.PerSecond)
+		}
+		fmt.Fprintf(log, "latency at %s: %d events\n", rateName(rate), len(msgs))
+		var bl, gl Latency
 		err := phase(ctx, cfg, func(ctx context.Context) (err error) {
-			l, err = offer(ctx, nc, js, tenant, m.events(), rate)
+			if bl, err = offer(ctx, nc, js, msgs, offered, func(m msg) string { return baseSubject(m.subject) }, "bench.out.>", true); err != nil {
+				return err
+			}
+			gl, err = offer(ctx, nc, js, msgs, offered, agentSubject, "guard.ctl."+tenant+".*.*", false)
 			return err
 		})
 		if err != nil {
-			g.stop()
 			return rep, fmt.Errorf("latency at %s: %w", rateName(rate), err)
 		}
-		rep.Latency = append(rep.Latency, l)
+		bl.Offered, gl.Offered = rate, rate
+		rep.BaseLatency, rep.Latency = append(rep.BaseLatency, bl), append(rep.Latency, gl)
 		if _, err := waitDrain(ctx, cfg, js); err != nil {
-			g.stop()
 			return rep, err
 		}
 	}
-	g.stop()
+	stopBase()
 
 	if cfg.MemRuns > 0 {
 		fmt.Fprintf(log, "memory: %d active runs\n", cfg.MemRuns)
-		if rep.Memory, err = measureMemory(ctx, nc, js, cfg); err != nil {
+		if rep.Memory, err = measureMemory(ctx, url, js, cfg); err != nil {
 			return rep, fmt.Errorf("memory: %w", err)
 		}
 	}
@@ -148,8 +164,10 @@ func phase(ctx context.Context, cfg Config, f func(context.Context) error) error
 	return f(ctx)
 }
 
-func measureBaseline(ctx context.Context, cfg Config, js jetstream.JetStream, events []msg) (Throughput, error) {
-	b := &baseline{js: js, partitions: cfg.Partitions, batch: runner.DefaultConfig(cfg.Partitions).Batch}
+// measureBaseline preloads events for the baseline and times its drain;
+// the baseline keeps running until ctx ends, for the latency phases.
+func measureBaseline(ctx context.Context, cfg Config, b *baseline, events []msg) (Throughput, error) {
+	js := b.js
 	if err := b.provision(ctx); err != nil {
 		return Throughput{}, err
 	}
@@ -162,10 +180,8 @@ func measureBaseline(ctx context.Context, cfg Config, js jetstream.JetStream, ev
 	for p := range names {
 		names[p] = "base-p" + strconv.Itoa(p)
 	}
-	rctx, stop := context.WithCancel(ctx)
-	defer stop()
 	start := time.Now()
-	go func() { _ = b.run(rctx) }()
+	go func() { _ = b.run(ctx) }()
 	var done time.Time
 	err := phase(ctx, cfg, func(ctx context.Context) (err error) {
 		done, err = drain(ctx, js, baseIn, names)
@@ -190,13 +206,29 @@ type running struct {
 	stop    func()
 }
 
-func startGuard(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, cfg Config) (*running, error) {
-	outputs, err := objectstore.Open(ctx, js, objectstore.DefaultConfig())
+// startGuard runs guard-consumer's runner on its own connection, as it
+// would run in its own process: the agents' traffic does not queue behind
+// its own.
+func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
+	nc, err := nats.Connect(url, nats.Name("guard-bench runner"))
 	if err != nil {
 		return nil, err
 	}
-	r, err := runner.New(ctx, nc, guard.Chain(guard.DefaultPolicy()), runner.DefaultConfig(cfg.Partitions), runner.WithOutputs(outputs))
+	js, err := jetstream.New(nc)
 	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	outputs, err := objectstore.Open(ctx, js, objectstore.DefaultConfig())
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	rc := runner.DefaultConfig(cfg.Partitions)
+	rc.CheckpointInterval = cfg.Checkpoint
+	r, err := runner.New(ctx, nc, guard.Chain(guard.DefaultPolicy()), rc, runner.WithOutputs(outputs))
+	if err != nil {
+		nc.Close()
 		return nil, err
 	}
 	rctx, cancel := context.WithCancel(ctx)
@@ -209,6 +241,7 @@ func startGuard(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, cfg 
 	g.stop = func() {
 		cancel()
 		<-done
+		nc.Close()
 	}
 	return g, nil
 }
@@ -228,7 +261,7 @@ func waitDrain(ctx context.Context, cfg Config, js jetstream.JetStream) (time.Ti
 
 // measureMemory loads cfg.MemRuns active runs into a fresh runner and
 // reports the heap they take and their snapshots' size.
-func measureMemory(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, cfg Config) (Memory, error) {
+func measureMemory(ctx context.Context, url string, js jetstream.JetStream, cfg Config) (Memory, error) {
 	m := Mix{Tenant: tenant, Runs: cfg.MemRuns, Events: 4 * cfg.MemRuns, Payload: cfg.Payload, Prefix: "m-"}
 	events := m.events()
 	active := events[:0]
@@ -242,7 +275,7 @@ func measureMemory(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, c
 	}
 	events, active = nil, nil
 	before := heapInUse()
-	g, err := startGuard(ctx, nc, js, cfg)
+	g, err := startGuard(ctx, url, cfg)
 	if err != nil {
 		return Memory{}, err
 	}

@@ -29,6 +29,8 @@ type Config struct {
 	MemRuns int
 	// Timeout bounds each phase.
 	Timeout time.Duration
+	// Checkpoint is guard-consumer's checkpoint interval.
+	Checkpoint time.Duration
 }
 
 // DefaultConfig returns the configuration of the reference measurement.
@@ -42,6 +44,7 @@ func DefaultConfig() Config {
 		RateDuration: 5 * time.Second,
 		MemRuns:      100_000,
 		Timeout:      3 * time.Minute,
+		Checkpoint:   5 * time.Second,
 	}
 }
 

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -11,50 +12,104 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Latency is the verdict latency at one offered load.
+// Latency is the answer latency at one offered load: for guard-consumer,
+// from a tool call's publish to its verdict reaching the agent; for the
+// baseline, from an event's publish to the message answering it.
 type Latency struct {
 	Offered  int     `json:"offered_events_per_second"` // 0: saturation
 	Achieved float64 `json:"achieved_events_per_second"`
-	Calls    int     `json:"calls"`
-	Missing  int     `json:"calls_without_verdict"`
+	Samples  int     `json:"samples"`
+	Missing  int     `json:"samples_without_answer"`
 	P50      float64 `json:"p50_ms"`
 	P99      float64 `json:"p99_ms"`
 	P999     float64 `json:"p999_ms"`
 }
 
-// recorder matches verdicts to the calls they answer.
+// recorder matches answers to what they answer, by a key each side knows.
 type recorder struct {
-	mu    sync.Mutex
-	sent  map[string]time.Time
-	taken []time.Duration
+	mu   sync.Mutex
+	sent map[string]time.Time
+	got  map[string]time.Time
 }
 
-func (r *recorder) send(key string) {
+func newRecorder() *recorder {
+	return &recorder{sent: map[string]time.Time{}, got: map[string]time.Time{}}
+}
+
+func (r *recorder) send(key string, at time.Time) {
 	r.mu.Lock()
-	r.sent[key] = time.Now()
+	r.sent[key] = at
 	r.mu.Unlock()
 }
 
-func (r *recorder) receive(m *nats.Msg) {
-	now := time.Now()
-	var d event.Decision
-	if event.DecodeDecision(m.Data, &d) != nil || !d.Kind.IsVerdict() || d.Call == "" {
-		return
-	}
-	key := d.Run + "/" + d.Call
+func (r *recorder) answer(key string, at time.Time) {
 	r.mu.Lock()
-	if t, ok := r.sent[key]; ok {
-		r.taken = append(r.taken, now.Sub(t))
-		delete(r.sent, key)
+	if _, seen := r.got[key]; !seen {
+		r.got[key] = at
 	}
 	r.mu.Unlock()
 }
 
-// offer publishes msgs at rate events/s (0: as fast as possible) and
-// measures the latency of each call's verdict.
-func offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, tenant string, msgs []msg, rate int) (Latency, error) {
-	rec := &recorder{sent: map[string]time.Time{}}
-	sub, err := nc.Subscribe("guard.ctl."+tenant+".*.*", rec.receive)
+// complete reports whether every key sent has an answer.
+func (r *recorder) complete() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.sent {
+		if _, ok := r.got[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *recorder) latency(offered int, achieved float64) Latency {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	taken := make([]time.Duration, 0, len(r.sent))
+	for k, t := range r.sent {
+		if a, ok := r.got[k]; ok {
+			taken = append(taken, a.Sub(t))
+		}
+	}
+	slices.Sort(taken)
+	return Latency{
+		Offered: offered, Achieved: achieved, Samples: len(r.sent), Missing: len(r.sent) - len(taken),
+		P50: quantile(taken, 0.5), P99: quantile(taken, 0.99), P999: quantile(taken, 0.999),
+	}
+}
+
+// guardAnswers records verdicts, keyed by run and call.
+func guardAnswers(rec *recorder) nats.MsgHandler {
+	return func(m *nats.Msg) {
+		now := time.Now()
+		var d event.Decision
+		if event.DecodeDecision(m.Data, &d) != nil || !d.Kind.IsVerdict() || d.Call == "" {
+			return
+		}
+		rec.answer(d.Run+"/"+d.Call, now)
+	}
+}
+
+// baseAnswers records baseline outputs, keyed by the event's sequence.
+func baseAnswers(rec *recorder) nats.MsgHandler {
+	return func(m *nats.Msg) {
+		rec.answer(m.Header.Get(seqHeader), time.Now())
+	}
+}
+
+// offer publishes msgs, each on subject(m), at rate events/s (0: as fast as
+// possible), and measures the latency of the answers arriving on answers.
+// A guard measurement samples tool calls (keyed by run and call); a
+// baseline one samples every event (keyed by its stream sequence, which
+// the publish acknowledgement tells).
+func offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, msgs []msg, rate int,
+	subject func(msg) string, answers string, baseline bool) (Latency, error) {
+	rec := newRecorder()
+	handler := guardAnswers(rec)
+	if baseline {
+		handler = baseAnswers(rec)
+	}
+	sub, err := nc.Subscribe(answers, handler)
 	if err != nil {
 		return Latency{}, err
 	}
@@ -63,11 +118,14 @@ func offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, tenant st
 		return Latency{}, err
 	}
 
+	type sentAt struct {
+		f  jetstream.PubAckFuture
+		at time.Time
+	}
+	var base []sentAt
 	start := time.Now()
-	const tick = time.Millisecond
-	t := time.NewTicker(tick)
+	t := time.NewTicker(time.Millisecond)
 	defer t.Stop()
-	calls := 0
 	for i := 0; i < len(msgs); {
 		due := len(msgs)
 		if rate > 0 {
@@ -75,12 +133,16 @@ func offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, tenant st
 		}
 		for ; i < due; i++ {
 			m := msgs[i]
-			if m.call != "" {
-				rec.send(m.run + "/" + m.call)
-				calls++
+			now := time.Now()
+			if !baseline && m.call != "" {
+				rec.send(m.run+"/"+m.call, now)
 			}
-			if _, err := js.PublishAsync(m.subject, m.data); err != nil {
+			f, err := js.PublishAsync(subject(m), m.data)
+			if err != nil {
 				return Latency{}, err
+			}
+			if baseline {
+				base = append(base, sentAt{f, now})
 			}
 		}
 		if rate > 0 && i < len(msgs) {
@@ -93,24 +155,21 @@ func offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, tenant st
 	}
 	<-js.PublishAsyncComplete()
 	achieved := float64(len(msgs)) / time.Since(start).Seconds()
-
-	// Give the last verdicts time to arrive.
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		rec.mu.Lock()
-		got := len(rec.taken)
-		rec.mu.Unlock()
-		if got >= calls {
-			break
+	for _, s := range base {
+		select {
+		case ack := <-s.f.Ok():
+			rec.send(strconv.FormatUint(ack.Sequence, 10), s.at)
+		case err := <-s.f.Err():
+			return Latency{}, err
 		}
+	}
+
+	// Give the last answers time to arrive.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && !rec.complete() {
 		time.Sleep(20 * time.Millisecond)
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	l := Latency{Offered: rate, Achieved: achieved, Calls: calls, Missing: calls - len(rec.taken)}
-	slices.Sort(rec.taken)
-	l.P50, l.P99, l.P999 = quantile(rec.taken, 0.5), quantile(rec.taken, 0.99), quantile(rec.taken, 0.999)
-	return l, nil
+	return rec.latency(rate, achieved), nil
 }
 
 func quantile(sorted []time.Duration, q float64) float64 {

@@ -28,6 +28,22 @@ type Mix struct {
 
 var tools = []string{"read_file", "grep", "edit_file", "run_tests", "list_dir", "web_search"}
 
+// Message is a pre-encoded event and the subject an agent publishes it on.
+type Message struct {
+	Subject string
+	Data    []byte
+}
+
+// Messages returns the mix's events as an agent fleet would publish them.
+func (m Mix) Messages() []Message {
+	events := m.events()
+	out := make([]Message, len(events))
+	for i, e := range events {
+		out[i] = Message{Subject: e.subject, Data: e.data}
+	}
+	return out
+}
+
 // events returns the mix's events, interleaved across runs, each run's in
 // its own order. One run in 20 loops on an identical call (stopped at the
 // 5th), one in 4 holds a lease and heartbeats, and long runs reach the

@@ -21,13 +21,15 @@ func (r Report) Print(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "verdict latency\toffered/s\tachieved/s\tcalls\tp50 ms\tp99 ms\tp99.9 ms\tno verdict\t")
-	for _, l := range r.Latency {
+	fmt.Fprintln(tw, "latency (ms)\toffered/s\tbase p50\tbase p99\tbase p99.9\tguard p50\tguard p99\tguard p99.9\tp99 ratio\tno answer\t")
+	for i, l := range r.Latency {
+		b := r.BaseLatency[i]
 		offered := fmt.Sprint(l.Offered)
 		if l.Offered == 0 {
 			offered = "saturation"
 		}
-		fmt.Fprintf(tw, "\t%s\t%.0f\t%d\t%.2f\t%.2f\t%.2f\t%d\t\n", offered, l.Achieved, l.Calls, l.P50, l.P99, l.P999, l.Missing)
+		fmt.Fprintf(tw, "\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t\n", offered,
+			b.P50, b.P99, b.P999, l.P50, l.P99, l.P999, l.P99/max(b.P99, 0.001), l.Missing+b.Missing)
 	}
 	tw.Flush()
 	if r.Memory.Runs > 0 {

@@ -25,25 +25,35 @@ type checkpoint struct {
 // have two tokens (tenant and run); this has three, so none can collide.
 func checkpointKey(p int) string { return "_guard.checkpoint.p" + strconv.Itoa(p) }
 
-// maybeCheckpoint writes a checkpoint when one is due: on the interval
-// (tick), or when many events have gone unwritten.
-func (p *partition) maybeCheckpoint(ctx context.Context, tick bool) error {
-	if len(p.dirty) == 0 || !tick && p.sinceCP < p.r.cfg.CheckpointEvents {
-		return nil
-	}
-	return p.checkpointNow(ctx)
+// checkpointing is a checkpoint being written: first the snapshots of the
+// runs changed since the last one, then, once they are stored, the
+// checkpoint key.
+type checkpointing struct {
+	futures
+	seq     uint64   // the stream sequence the snapshots reflect
+	entries []*entry // the runs whose snapshots are futs[:len(entries)]
+	keyed   bool     // the key's publish is the last of futs
 }
 
-// checkpointNow settles the pipeline, so that every event handled has its
-// decisions stored, then writes the snapshot of every run changed since
-// the last checkpoint, each with compare-and-set on its revision, and
-// finally the checkpoint itself. Runs that will not change again leave the
-// cache.
-func (p *partition) checkpointNow(ctx context.Context) error {
+// maybeCheckpoint starts a checkpoint when one is due: on the interval
+// (tick), or when many events have gone unwritten. One is written at a
+// time.
+func (p *partition) maybeCheckpoint(ctx context.Context, tick bool) error {
+	if p.writing != nil || len(p.dirty) == 0 || !tick && p.sinceCP < p.r.cfg.CheckpointEvents {
+		return nil
+	}
+	return p.startCheckpoint(ctx)
+}
+
+// startCheckpoint settles the pipeline, so that every event handled has
+// its decisions stored, then publishes the snapshot of every run changed
+// since the last checkpoint, each with compare-and-set on its revision.
+// Handling goes on while they are stored; advanceCheckpoint finishes.
+func (p *partition) startCheckpoint(ctx context.Context) error {
 	if err := p.settle(ctx, true); err != nil {
 		return err
 	}
-	futs := p.futsBusy[:0]
+	w := &checkpointing{seq: p.handled}
 	for _, e := range p.dirty {
 		snap, err := p.r.chain.Encode(e.run)
 		if err != nil {
@@ -55,50 +65,63 @@ func (p *partition) checkpointNow(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		futs = append(futs, f)
+		w.futs, w.entries, e.dirty = append(w.futs, f), append(w.entries, e), false
 	}
-	msg := nats.NewMsg(kvPrefix + checkpointKey(p.id))
-	msg.Data = strconv.AppendUint(nil, p.handled, 10)
-	acks, err := await(ctx, futs)
-	p.futsBusy = futs[:0]
+	clear(p.dirty)
+	p.dirty, p.sinceCP, p.writing = p.dirty[:0], 0, w
+	return p.advanceCheckpoint(ctx, false)
+}
+
+// advanceCheckpoint moves the checkpoint being written on, waiting for
+// its publishes if block is set: once the snapshots are stored it records
+// their revisions, forgets runs that will not change again, and publishes
+// the checkpoint key; once that is stored the checkpoint is done.
+func (p *partition) advanceCheckpoint(ctx context.Context, block bool) error {
+	w := p.writing
+	if w == nil {
+		return nil
+	}
+	stored, err := w.poll(ctx, block)
 	if err != nil {
 		return fenced(err)
 	}
-	for i, e := range p.dirty {
-		e.rev, e.dirty = acks[i], false
-		if e.run.Status == processors.StatusEnded || e.run.Status == processors.StatusStopped {
+	if !stored {
+		return nil
+	}
+	if w.keyed {
+		p.cp = checkpoint{Seq: w.seq, rev: w.acks[len(w.acks)-1], at: time.Now()}
+		p.writing = nil
+		return nil
+	}
+	for i, e := range w.entries {
+		e.rev = w.acks[i]
+		if !e.dirty && (e.run.Status == processors.StatusEnded || e.run.Status == processors.StatusStopped) {
 			delete(p.cache, e.key)
 		}
 	}
-	clear(p.dirty)
-	p.dirty = p.dirty[:0]
+	msg := nats.NewMsg(kvPrefix + checkpointKey(p.id))
+	msg.Data = strconv.AppendUint(nil, w.seq, 10)
 	f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithExpectLastSequencePerSubject(p.cp.rev))
 	if err != nil {
 		return err
 	}
-	acks, err = await(ctx, []jetstream.PubAckFuture{f})
-	if err != nil {
-		return fenced(err)
-	}
-	p.cp = checkpoint{Seq: p.handled, rev: acks[0], at: time.Now()}
-	p.sinceCP = 0
-	return nil
+	w.futs, w.keyed = append(w.futs, f), true
+	return p.advanceCheckpoint(ctx, block)
 }
 
-// await waits for futs and returns the stream sequence each was stored at.
-func await(ctx context.Context, futs []jetstream.PubAckFuture) ([]uint64, error) {
-	seqs := make([]uint64, len(futs))
-	for i, f := range futs {
-		select {
-		case ack := <-f.Ok():
-			seqs[i] = ack.Sequence
-		case err := <-f.Err():
-			return nil, errors.Join(errPublish, err)
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+// checkpointNow finishes the checkpoint being written and writes one of
+// everything changed since, waiting for both.
+func (p *partition) checkpointNow(ctx context.Context) error {
+	if err := p.advanceCheckpoint(ctx, true); err != nil {
+		return err
 	}
-	return seqs, nil
+	if len(p.dirty) == 0 {
+		return p.settle(ctx, true)
+	}
+	if err := p.startCheckpoint(ctx); err != nil {
+		return err
+	}
+	return p.advanceCheckpoint(ctx, true)
 }
 
 // fenced marks a compare-and-set failure: another consumer wrote a
@@ -111,14 +134,22 @@ func fenced(err error) error {
 	return err
 }
 
-// recover rebuilds the partition's state after a start or a failure: it
-// forgets the cache, reads the checkpoint, and re-applies the events
-// between it and the consumer's ack floor. Those events were acked, so
-// their decisions, dead letters and timers are stored already: the replay
-// publishes nothing. It only rebuilds what the snapshots miss.
+// recover rebuilds the partition's state after a start or a failure, so
+// that consuming can go on in stream order:
+//
+//  1. it forgets the cache and reads the checkpoint;
+//  2. it re-applies the events between the checkpoint and the consumer's
+//     ack floor, publishing nothing: they were acked, so their decisions,
+//     dead letters and timers are stored already;
+//  3. it handles the events delivered beyond the ack floor but not acked
+//     (to a consumer that died, or to this one before it failed), and
+//     publishes what they decide: the server drops what was stored already
+//     by its Nats-Msg-Id. Those events come back only after the ack wait,
+//     after newer ones, so they must be handled here, before consuming;
+//     when they come back they are already applied and change nothing.
 func (p *partition) recover(ctx context.Context) error {
 	clear(p.cache)
-	p.dirty, p.inflight, p.timers, p.ended, p.sinceCP = p.dirty[:0], p.inflight[:0], p.timers[:0], p.ended[:0], 0
+	p.dirty, p.inflight, p.timers, p.ended, p.sinceCP, p.writing = p.dirty[:0], p.inflight[:0], p.timers[:0], p.ended[:0], 0, nil
 	cp, err := p.readCheckpoint(ctx)
 	if err != nil {
 		return err
@@ -132,12 +163,18 @@ func (p *partition) recover(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	floor := info.AckFloor.Stream
-	if floor <= cp.Seq {
-		return nil
+	floor, delivered := info.AckFloor.Stream, info.Delivered.Stream
+	if floor > p.handled {
+		p.log.Info("replaying from the checkpoint", "from", p.handled+1, "to", floor)
+		if err := p.replayTo(ctx, p.handled+1, floor, false); err != nil {
+			return err
+		}
 	}
-	p.log.Info("replaying from the checkpoint", "from", cp.Seq+1, "to", floor)
-	return p.replayTo(ctx, cp.Seq+1, floor)
+	if delivered > p.handled {
+		p.log.Info("redoing events delivered but not acked", "from", p.handled+1, "to", delivered)
+		return p.replayTo(ctx, p.handled+1, delivered, true)
+	}
+	return nil
 }
 
 // readCheckpoint reads the partition's checkpoint; a partition never
@@ -157,9 +194,12 @@ func (p *partition) readCheckpoint(ctx context.Context) (checkpoint, error) {
 	return checkpoint{Seq: seq, rev: msg.Sequence, at: time.Now()}, nil
 }
 
-// replayTo re-applies the partition's events from sequence from to to,
-// publishing nothing.
-func (p *partition) replayTo(ctx context.Context, from, to uint64) error {
+// replayTo handles the partition's events from sequence from to to, read
+// from the stream rather than the consumer. With publish unset it
+// publishes nothing; with it set it publishes what they decide and waits
+// until all is stored. Nothing is acked: the consumer acks these events
+// with the first one it delivers after them.
+func (p *partition) replayTo(ctx context.Context, from, to uint64, publish bool) error {
 	oc, err := p.r.js.OrderedConsumer(ctx, streams.EventStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{streams.PartitionFilter(p.id)},
 		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
@@ -173,7 +213,7 @@ func (p *partition) replayTo(ctx context.Context, from, to uint64) error {
 		return err
 	}
 	defer it.Stop()
-	p.replay = true
+	p.replay = !publish
 	defer func() { p.replay = false }()
 	p.cur = p.newPending()
 	defer func() { p.cur = nil }()
@@ -187,13 +227,19 @@ func (p *partition) replayTo(ctx context.Context, from, to uint64) error {
 			return err
 		}
 		if meta.Sequence.Stream > to {
-			return nil
+			break
 		}
 		if err := p.handle(ctx, m); err != nil {
 			return err
 		}
 		if meta.Sequence.Stream == to || meta.NumPending == 0 {
-			return nil
+			break
 		}
 	}
+	if err := p.publishTimers(); err != nil {
+		return err
+	}
+	_, err = p.cur.poll(ctx, true)
+	p.cur.reset()
+	return err
 }

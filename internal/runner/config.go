@@ -40,8 +40,8 @@ func DefaultConfig(partitions int) Config {
 		AckWait:            10 * time.Second,
 		MaxEventBytes:      64 << 10,
 		PublishTimeout:     5 * time.Second,
-		CheckpointInterval: time.Second,
-		CheckpointEvents:   10_000,
+		CheckpointInterval: 5 * time.Second,
+		CheckpointEvents:   50_000,
 	}
 }
 

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -10,6 +11,9 @@ import (
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go/jetstream"
 )
+
+// retryPause is how long a failed partition waits before recovering.
+const retryPause = time.Second
 
 // partition consumes one partition in order. It is owned by one goroutine.
 type partition struct {
@@ -27,13 +31,13 @@ type partition struct {
 	ended    []timer    // runs the current batch ended
 	seen     stored     // digests of outputs this partition stored or read
 
-	cp       checkpoint // the last checkpoint written or read
-	handled  uint64     // stream sequence of the last event handled
-	replay   bool       // re-applying acked events: publish nothing
-	sinceCP  int        // events handled since the last checkpoint
-	out      processors.Out
-	ev       event.Event
-	futsBusy []jetstream.PubAckFuture // scratch for checkpoint writes
+	cp      checkpoint     // the last checkpoint written or read
+	writing *checkpointing // the checkpoint being written, if any
+	handled uint64         // stream sequence of the last event handled
+	replay  bool           // re-applying acked events: publish nothing
+	sinceCP int            // events handled since the last checkpoint
+	out     processors.Out
+	ev      event.Event
 }
 
 func newPartition(r *Runner, id int) *partition {
@@ -55,15 +59,14 @@ func (p *partition) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		// The events of the failed batch, and any delivered after it, are
-		// unacked: the server redelivers them, in order, once the ack wait
-		// has passed. Pulling before then could overtake them.
-		wait := p.r.cfg.AckWait + time.Second
-		p.log.Warn("partition failed; recovering after redelivery", "err", err, "after", wait)
+		// Recovery handles the events delivered but not acked, so there is
+		// no need to wait for their redelivery; pause only so that a server
+		// that is down is not hammered.
+		p.log.Warn("partition failed; recovering", "err", err, "after", retryPause)
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(wait):
+		case <-time.After(retryPause):
 		}
 	}
 }
@@ -97,6 +100,15 @@ func (p *partition) consume(ctx context.Context) error {
 	tick := time.NewTicker(p.r.cfg.CheckpointInterval)
 	defer tick.Stop()
 	for {
+		// Wait for whatever comes first: an event, the publish the pipeline
+		// or the checkpoint waits on, or the checkpoint interval. Nothing
+		// here blocks on one of them alone, so a quiet partition answers a
+		// new event at once.
+		var stored <-chan *jetstream.PubAck
+		var failed <-chan error
+		if f := p.waiting(); f != nil {
+			stored, failed = f.Ok(), f.Err()
+		}
 		select {
 		case <-ctx.Done():
 			return p.drain(cc, msgs, batch)
@@ -105,11 +117,28 @@ func (p *partition) consume(ctx context.Context) error {
 				return err
 			}
 		case m := <-msgs:
-			if err := p.process(ctx, fill(append(batch[:0], m), msgs), len(msgs) == 0); err != nil {
+			if err := p.process(ctx, fill(append(batch[:0], m), msgs)); err != nil {
 				return err
 			}
+		case ack := <-stored:
+			p.confirm(ack.Sequence)
+			if err := p.progress(ctx); err != nil {
+				return err
+			}
+		case err := <-failed:
+			return fenced(errors.Join(errPublish, err))
 		}
 	}
+}
+
+// confirm records the ack of the publish waiting returned.
+func (p *partition) confirm(seq uint64) {
+	if len(p.inflight) > 0 {
+		b := p.inflight[0]
+		b.acks = append(b.acks, seq)
+		return
+	}
+	p.writing.acks = append(p.writing.acks, seq)
 }
 
 // drain processes what was already delivered and checkpoints, so a clean
@@ -121,12 +150,12 @@ func (p *partition) drain(cc jetstream.ConsumeContext, msgs chan jetstream.Msg, 
 	for {
 		select {
 		case m := <-msgs:
-			if err := p.process(ctx, fill(append(batch[:0], m), msgs), false); err != nil {
+			if err := p.process(ctx, fill(append(batch[:0], m), msgs)); err != nil {
 				return err
 			}
 		case <-cc.Closed():
 			for len(msgs) > 0 {
-				if err := p.process(ctx, fill(batch[:0], msgs), false); err != nil {
+				if err := p.process(ctx, fill(batch[:0], msgs)); err != nil {
 					return err
 				}
 			}
@@ -151,10 +180,8 @@ func fill(batch []jetstream.Msg, msgs chan jetstream.Msg) []jetstream.Msg {
 }
 
 // process handles a batch and puts it in the pipeline: its decisions are
-// published and it is acked once they are stored. When idle is set, no
-// more events are waiting, so the pipeline is settled right away rather
-// than kept full.
-func (p *partition) process(ctx context.Context, batch []jetstream.Msg, idle bool) error {
+// published and it is acked once they are stored.
+func (p *partition) process(ctx context.Context, batch []jetstream.Msg) error {
 	p.cur = p.newPending()
 	for _, m := range batch {
 		if err := p.handle(ctx, m); err != nil {
@@ -167,7 +194,7 @@ func (p *partition) process(ctx context.Context, batch []jetstream.Msg, idle boo
 	p.cur.last = batch[len(batch)-1]
 	p.inflight = append(p.inflight, p.cur)
 	p.cur = nil
-	if err := p.settle(ctx, idle); err != nil {
+	if err := p.progress(ctx); err != nil {
 		return err
 	}
 	return p.maybeCheckpoint(ctx, false)

@@ -11,11 +11,56 @@ import (
 // acked: enough to keep the server busy while the next batch is decided.
 const maxInflight = 4
 
+// futures is a list of publishes confirmed in order.
+type futures struct {
+	futs []jetstream.PubAckFuture
+	acks []uint64 // stream sequence of each confirmed publish
+}
+
+// next returns the first unconfirmed publish, or nil if all are stored.
+func (f *futures) next() jetstream.PubAckFuture {
+	if len(f.acks) < len(f.futs) {
+		return f.futs[len(f.acks)]
+	}
+	return nil
+}
+
+// poll confirms the publishes that are stored, in order, waiting for them
+// if wait is set, and reports whether all are.
+func (f *futures) poll(ctx context.Context, wait bool) (bool, error) {
+	for fut := f.next(); fut != nil; fut = f.next() {
+		if !wait {
+			select {
+			case ack := <-fut.Ok():
+				f.acks = append(f.acks, ack.Sequence)
+				continue
+			case err := <-fut.Err():
+				return false, errors.Join(errPublish, err)
+			default:
+				return false, nil
+			}
+		}
+		select {
+		case ack := <-fut.Ok():
+			f.acks = append(f.acks, ack.Sequence)
+		case err := <-fut.Err():
+			return false, errors.Join(errPublish, err)
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	return true, nil
+}
+
+func (f *futures) reset() {
+	clear(f.futs)
+	f.futs, f.acks = f.futs[:0], f.acks[:0]
+}
+
 // pending is a handled batch whose publishes are not all stored yet.
 type pending struct {
 	last jetstream.Msg // acking it acks the batch (AckAll)
-	futs []jetstream.PubAckFuture
-	done int // futures known to be stored
+	futures
 }
 
 func (p *partition) newPending() *pending {
@@ -39,47 +84,38 @@ func (p *partition) track(f jetstream.PubAckFuture) {
 func (p *partition) settle(ctx context.Context, block bool) error {
 	for len(p.inflight) > 0 {
 		b := p.inflight[0]
-		wait := block || len(p.inflight) > maxInflight
-		stored, err := b.poll(ctx, wait)
-		if err != nil {
+		stored, err := b.poll(ctx, block || len(p.inflight) > maxInflight)
+		if err != nil || !stored {
 			return err
-		}
-		if !stored {
-			return nil
 		}
 		if err := b.last.Ack(); err != nil {
 			return err
 		}
 		p.inflight = p.inflight[1:]
-		clear(b.futs)
-		b.futs, b.done, b.last = b.futs[:0], 0, nil
+		b.reset()
+		b.last = nil
 		p.free = append(p.free, b)
 	}
 	return nil
 }
 
-// poll reports whether every publish of the batch is stored, waiting for
-// them if wait is set.
-func (b *pending) poll(ctx context.Context, wait bool) (bool, error) {
-	for ; b.done < len(b.futs); b.done++ {
-		f := b.futs[b.done]
-		if !wait {
-			select {
-			case <-f.Ok():
-				continue
-			case err := <-f.Err():
-				return false, errors.Join(errPublish, err)
-			default:
-				return false, nil
-			}
-		}
-		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			return false, errors.Join(errPublish, err)
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
+// waiting returns the publish the partition waits on first: the oldest
+// unconfirmed one of the oldest batch, or else of the checkpoint being
+// written; nil when nothing is outstanding.
+func (p *partition) waiting() jetstream.PubAckFuture {
+	if len(p.inflight) > 0 {
+		return p.inflight[0].next()
 	}
-	return true, nil
+	if p.writing != nil {
+		return p.writing.next()
+	}
+	return nil
+}
+
+// progress moves the pipeline and the checkpoint on, without waiting.
+func (p *partition) progress(ctx context.Context) error {
+	if err := p.settle(ctx, false); err != nil {
+		return err
+	}
+	return p.advanceCheckpoint(ctx, false)
 }
