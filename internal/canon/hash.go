@@ -2,10 +2,10 @@ package canon
 
 import (
 	"encoding/binary"
-	"math"
-	"strconv"
 	"github.com/cespare/xxhash/v2"
 	"github.com/guardstream/guardstream/internal/jsonlex"
+	"math"
+	"strconv"
 )
 
 // MaxDepth is the deepest nesting of arrays and objects Hash accepts.
