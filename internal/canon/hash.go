@@ -2,10 +2,11 @@ package canon
 
 import (
 	"encoding/binary"
-	"github.com/cespare/xxhash/v2"
-	"github.com/guardstream/guardstream/internal/jsonlex"
 	"math"
 	"strconv"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/guardstream/guardstream/internal/jsonlex"
 )
 
 // MaxDepth is the deepest nesting of arrays and objects Hash accepts.
