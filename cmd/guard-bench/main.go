@@ -52,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.Checkpoint, "checkpoint", cfg.Checkpoint, "guard-consumer's checkpoint interval")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the benchmark process to this file")
+	fs.StringVar(&cfg.HeapProfile, "memprofile", "", "write a heap profile, taken with the memory phase's runs loaded, to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -97,7 +98,14 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	defer g.stop()
+	stopped := false
+	stopGuard := func() {
+		if !stopped {
+			g.stop()
+			stopped = true
+		}
+	}
+	defer stopGuard()
 	done, err := waitDrain(ctx, cfg, js)
 	if err != nil {
 		return rep, fmt.Errorf("guard: %w", err)
@@ -138,6 +146,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 		}
 	}
 	stopBase()
+	stopGuard() // one owner at a time: the memory phase starts its own
 
 	if cfg.MemRuns > 0 {
 		fmt.Fprintf(log, "memory: %d active runs\n", cfg.MemRuns)
@@ -284,6 +293,11 @@ func measureMemory(ctx context.Context, url string, js jetstream.JetStream, cfg 
 		return Memory{}, err
 	}
 	after := heapInUse()
+	if cfg.HeapProfile != "" {
+		if err := writeHeapProfile(cfg.HeapProfile); err != nil {
+			return Memory{}, err
+		}
+	}
 	kv, err := js.Stream(ctx, "KV_"+streams.RunsBucket)
 	if err != nil {
 		return Memory{}, err
@@ -297,6 +311,15 @@ func measureMemory(ctx context.Context, url string, js jetstream.JetStream, cfg 
 		HeapBytesPerRun:  float64(after-before) / float64(cfg.MemRuns),
 		StateBytesPerRun: float64(info.State.Bytes) / float64(max(info.State.Msgs, 1)),
 	}, nil
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.WriteHeapProfile(f)
 }
 
 func heapInUse() uint64 {

@@ -31,6 +31,9 @@ type Config struct {
 	Timeout time.Duration
 	// Checkpoint is guard-consumer's checkpoint interval.
 	Checkpoint time.Duration
+	// HeapProfile, when set, is where a heap profile is written with the
+	// active runs of the memory phase loaded.
+	HeapProfile string
 }
 
 // DefaultConfig returns the configuration of the reference measurement.

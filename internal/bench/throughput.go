@@ -20,7 +20,12 @@ type Throughput struct {
 // and waits until the stream has stored them all.
 func preload(ctx context.Context, js jetstream.JetStream, msgs []msg, subject func(msg) string) error {
 	for _, m := range msgs {
-		if _, err := js.PublishAsync(subject(m), m.data); err != nil {
+		_, err := js.PublishAsync(subject(m), m.data)
+		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			<-js.PublishAsyncComplete() // the server fell behind: let it catch up
+			_, err = js.PublishAsync(subject(m), m.data)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -28,9 +28,7 @@ func New(p Policy) *Detector {
 func (*Detector) Name() string { return Name }
 
 // NewState returns the state of a fresh run.
-func (d *Detector) NewState() processors.State {
-	return &State{Window: make([]uint64, 0, d.p.PingPongWindow)}
-}
+func (d *Detector) NewState() processors.State { return &State{} }
 
 // Apply counts calls, results and steps and decides.
 func (d *Detector) Apply(st processors.State, ev *event.Event, out *processors.Out) {
