@@ -76,11 +76,7 @@ func TestLargeOutputThroughTheObjectStore(t *testing.T) {
 		t.Errorf("page 2 starts %q at offset %d; want line 501", page.Text[:20], page.Trunc.Offset)
 	}
 
-	ref, err := admin.Locate(ctx, s.js, "acme", "reader", v.Call)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.outputs.Get(ctx, ref)
+	got, ref, err := admin.Output(ctx, s.js, s.outputs, "acme", "reader", v.Call)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +122,52 @@ func TestSameOutputStoredOnce(t *testing.T) {
 	}
 	if len(infos) != 1 || infos[0].Name != event.Digest([]byte(shared)) {
 		t.Errorf("%d objects in the store; want the output stored once, under its digest", len(infos))
+	}
+}
+
+// TestWholeViewsAreNotCopied: an inline output the model sees whole is not
+// copied into the object store, one whose paths the view makes relative is;
+// the operator gets either back byte for byte.
+func TestWholeViewsAreNotCopied(t *testing.T) {
+	s := newSystem(t, 2)
+	s.startGuard(guard.DefaultPolicy())
+	ctx := context.Background()
+	r, err := s.client("acme", client.WithVerdictTimeout(5*time.Second)).Start(ctx, "small", client.RunSpec{Workspace: "/work/acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	outputs := map[string]bool{ // output → copied
+		"3 files\nmain.go\n":                   false,
+		"/work/acme/main.go:3: package main\n": true,
+	}
+	calls := map[string]string{}
+	for out := range outputs {
+		v, err := r.Call(ctx, client.Call{Tool: "grep", Args: fmt.Sprintf(`{"pattern":%q}`, out[:4])})
+		if err != nil || !v.Allowed() {
+			t.Fatalf("call: %+v, %v", v.Decision, err)
+		}
+		if err := r.Result(ctx, client.Result{Call: v.Call, Out: out}); err != nil {
+			t.Fatal(err)
+		}
+		d, err := r.Output(ctx, v.Call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole := d.View == out; whole == outputs[out] {
+			t.Errorf("view %q of output %q: whole %v", d.View, out, whole)
+		}
+		calls[out] = v.Call
+	}
+	for out, copied := range outputs {
+		_, err := s.outputs.Lookup(ctx, event.Digest([]byte(out)))
+		if stored := err == nil; stored != copied {
+			t.Errorf("output %q: in the store %v (%v), want %v", out, stored, err, copied)
+		}
+		got, ref, err := admin.Output(ctx, s.js, s.outputs, "acme", "small", calls[out])
+		if err != nil || string(got) != out || ref.Digest != event.Digest([]byte(out)) {
+			t.Errorf("the operator fetched %q, %+v, %v; want %q", got, ref, err, out)
+		}
 	}
 }
 

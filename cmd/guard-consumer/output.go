@@ -92,10 +92,5 @@ func fetchOutput(ctx context.Context, url, tenant, run, call string) ([]byte, ev
 	if err != nil {
 		return nil, event.OutputRef{}, err
 	}
-	ref, err := admin.Locate(ctx, js, tenant, run, call)
-	if err != nil {
-		return nil, ref, err
-	}
-	data, err := st.Get(ctx, ref)
-	return data, ref, err
+	return admin.Output(ctx, js, st, tenant, run, call)
 }

@@ -75,19 +75,18 @@ func (h handler) output(req micro.Request) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ref, err := Locate(ctx, h.js, q.Tenant, q.Run, q.Call)
+	data, ref, err := Output(ctx, h.js, h.outputs, q.Tenant, q.Run, q.Call)
 	switch {
 	case errors.Is(err, objectstore.ErrNotFound):
 		_ = req.Error("404", err.Error(), nil)
 		return
-	case err != nil:
+	case errors.Is(err, ErrBadRequest):
 		_ = req.Error("400", err.Error(), nil)
 		return
-	}
-	v, err := h.outputs.Page(ctx, ref, q.Offset, view.Options{MaxLines: q.MaxLines})
-	if err != nil {
+	case err != nil:
 		_ = req.Error("500", err.Error(), nil)
 		return
 	}
+	v := view.Of(data, view.Options{MaxLines: q.MaxLines, Offset: q.Offset, Digest: ref.Digest})
 	_ = req.RespondJSON(OutputReply{Ref: ref, View: Page{Text: v.Text, Trunc: v.Trunc, Cut: v.Cut}})
 }

@@ -11,38 +11,56 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Locate returns the reference of the full output a call produced, from
-// the output decision guard-consumer published for the call's result. It
-// fails with objectstore.ErrNotFound when there is none (wrong ids, or
-// older than GUARD_CONTROL keeps decisions).
-func Locate(ctx context.Context, js jetstream.JetStream, tenant, run, call string) (event.OutputRef, error) {
+// ErrBadRequest marks a request whose tenant, run or call id is not one.
+var ErrBadRequest = errors.New("admin: bad request")
+
+// Output returns the full output a call produced and its reference. The
+// output decision of the call's result names it; guard-consumer copied it
+// into the object store unless the decision's view is the whole output
+// (docs/wire.md §5.4), in which case the view is returned.
+func Output(ctx context.Context, js jetstream.JetStream, outputs *objectstore.Store, tenant, run, call string) ([]byte, event.OutputRef, error) {
+	d, err := Locate(ctx, js, tenant, run, call)
+	if err != nil {
+		return nil, event.OutputRef{}, err
+	}
+	if whole := []byte(d.View); event.Digest(whole) == d.Ref.Digest {
+		return whole, *d.Ref, nil
+	}
+	data, err := outputs.Get(ctx, *d.Ref)
+	return data, *d.Ref, err
+}
+
+// Locate returns the output decision guard-consumer published for the
+// result of a call, which names its full output in Ref. It fails with
+// objectstore.ErrNotFound when there is none (wrong ids, or older than
+// GUARD_CONTROL keeps decisions).
+func Locate(ctx context.Context, js jetstream.JetStream, tenant, run, call string) (event.Decision, error) {
 	subj, err := streams.ControlSubject(tenant, run, event.Output)
 	if err != nil {
-		return event.OutputRef{}, err
+		return event.Decision{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
 	if err := event.CheckID(call); err != nil {
-		return event.OutputRef{}, fmt.Errorf("call id %q: %w", call, err)
+		return event.Decision{}, fmt.Errorf("%w: call id %q: %v", ErrBadRequest, call, err)
 	}
 	oc, err := js.OrderedConsumer(ctx, streams.ControlStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
 	if err != nil {
-		return event.OutputRef{}, err
+		return event.Decision{}, err
 	}
 	batch, err := oc.FetchNoWait(1 << 20)
 	if err != nil {
-		return event.OutputRef{}, err
+		return event.Decision{}, err
 	}
-	var found *event.OutputRef
+	var found, d event.Decision
 	for m := range batch.Messages() {
-		var d event.Decision
 		if event.DecodeDecision(m.Data(), &d) == nil && d.Call == call && d.Ref != nil {
-			found = d.Ref
+			found = d
 		}
 	}
 	if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-		return event.OutputRef{}, err
+		return event.Decision{}, err
 	}
-	if found == nil {
-		return event.OutputRef{}, fmt.Errorf("%w: no output decision for call %s of run %s/%s", objectstore.ErrNotFound, call, tenant, run)
+	if found.Ref == nil {
+		return event.Decision{}, fmt.Errorf("%w: no output decision for call %s of run %s/%s", objectstore.ErrNotFound, call, tenant, run)
 	}
-	return *found, nil
+	return found, nil
 }

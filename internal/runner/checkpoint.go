@@ -61,7 +61,7 @@ func (p *partition) startCheckpoint(ctx context.Context) error {
 		}
 		msg := nats.NewMsg(kvPrefix + e.key)
 		msg.Data = snap
-		f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithExpectLastSequencePerSubject(e.rev))
+		f, err := p.publishAsync(ctx, msg, jetstream.WithExpectLastSequencePerSubject(e.rev))
 		if err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ func (p *partition) advanceCheckpoint(ctx context.Context, block bool) error {
 	}
 	msg := nats.NewMsg(kvPrefix + checkpointKey(p.id))
 	msg.Data = strconv.AppendUint(nil, w.seq, 10)
-	f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithExpectLastSequencePerSubject(p.cp.rev))
+	f, err := p.publishAsync(ctx, msg, jetstream.WithExpectLastSequencePerSubject(p.cp.rev))
 	if err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func (p *partition) replayTo(ctx context.Context, from, to uint64, publish bool)
 			break
 		}
 	}
-	if err := p.publishTimers(); err != nil {
+	if err := p.publishTimers(ctx); err != nil {
 		return err
 	}
 	_, err = p.cur.poll(ctx, true)

@@ -22,6 +22,10 @@ type Config struct {
 	MaxEventBytes int
 	// PublishTimeout bounds the wait for the server to store a publish.
 	PublishTimeout time.Duration
+	// MaxPending bounds the publishes outstanding on the connection, all
+	// partitions together. A partition that reaches it waits for the
+	// server to store some: a slow server slows the runner down.
+	MaxPending int
 	// CheckpointInterval is how often a partition writes the snapshots of
 	// the runs it changed, and CheckpointEvents how many events it handles
 	// at most between two checkpoints. A restart replays the events since
@@ -40,6 +44,7 @@ func DefaultConfig(partitions int) Config {
 		AckWait:            10 * time.Second,
 		MaxEventBytes:      64 << 10,
 		PublishTimeout:     5 * time.Second,
+		MaxPending:         4_000,
 		CheckpointInterval: 5 * time.Second,
 		CheckpointEvents:   50_000,
 	}
@@ -56,6 +61,9 @@ func (c Config) Validate() error {
 	}
 	if c.AckWait < time.Second {
 		errs = append(errs, fmt.Errorf("runner: ack wait is %v; want at least 1s", c.AckWait))
+	}
+	if c.MaxPending < 1 {
+		errs = append(errs, fmt.Errorf("runner: max pending is %d; want at least 1", c.MaxPending))
 	}
 	if c.MaxEventBytes < 1<<10 {
 		errs = append(errs, fmt.Errorf("runner: max event bytes is %d; want at least 1024", c.MaxEventBytes))

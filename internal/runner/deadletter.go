@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -22,7 +23,7 @@ const headerTruncated = "Guard-Truncated"
 // then acked with its batch: it is kept, not retried. A dead-lettered call
 // whose id can be read is also rejected, so its agent need not wait for a
 // verdict that would never come.
-func (p *partition) deadLetter(m jetstream.Msg, seq uint64, subj streams.Stored, reason streams.DeadReason, cause error) error {
+func (p *partition) deadLetter(ctx context.Context, m jetstream.Msg, seq uint64, subj streams.Stored, reason streams.DeadReason, cause error) error {
 	if p.replay {
 		return nil // dead-lettered when it was first handled
 	}
@@ -37,7 +38,7 @@ func (p *partition) deadLetter(m jetstream.Msg, seq uint64, subj streams.Stored,
 		msg.Header.Set(headerTruncated, fmt.Sprintf("%d bytes, of which the first %d are here", len(msg.Data), room))
 		msg.Data = msg.Data[:room]
 	}
-	f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithMsgID("dlq."+strconv.FormatUint(seq, 10)))
+	f, err := p.publishAsync(ctx, msg, jetstream.WithMsgID("dlq."+strconv.FormatUint(seq, 10)))
 	if err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func (p *partition) deadLetter(m jetstream.Msg, seq uint64, subj streams.Stored,
 		return nil
 	}
 	d.Msg = fmt.Sprintf("the call event broke the wire contract and went to %s: %v", streams.DeadLetterSubject(reason), cause)
-	return p.publish(&d, d.Tenant+"."+d.Run+".dlq."+strconv.FormatUint(seq, 10))
+	return p.publish(ctx, &d, d.Tenant+"."+d.Run+".dlq."+strconv.FormatUint(seq, 10))
 }
 
 // deadCall builds the reject for a dead-lettered call event from whatever

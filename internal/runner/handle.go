@@ -30,25 +30,25 @@ func (p *partition) handleAt(ctx context.Context, m jetstream.Msg, meta *jetstre
 	seq, data := meta.Sequence.Stream, m.Data()
 	subj, err := streams.ParseStored(m.Subject())
 	if err != nil {
-		return p.deadLetter(m, seq, subj, streams.DeadSubject, err)
+		return p.deadLetter(ctx, m, seq, subj, streams.DeadSubject, err)
 	}
 	if len(data) > p.r.cfg.MaxEventBytes {
-		return p.deadLetter(m, seq, subj, streams.DeadOversize,
+		return p.deadLetter(ctx, m, seq, subj, streams.DeadOversize,
 			fmt.Errorf("event is %d bytes, the limit is %d; send large outputs by reference", len(data), p.r.cfg.MaxEventBytes))
 	}
 	ev := &p.ev
 	if err := event.DecodeEvent(data, ev); err != nil {
-		return p.deadLetter(m, seq, subj, decodeReason(err), err)
+		return p.deadLetter(ctx, m, seq, subj, decodeReason(err), err)
 	}
 	if err := ev.Validate(); err != nil {
-		return p.deadLetter(m, seq, subj, streams.DeadInvalid, err)
+		return p.deadLetter(ctx, m, seq, subj, streams.DeadInvalid, err)
 	}
 	if ev.Tenant != subj.Tenant || ev.Run != subj.Run || ev.Kind.Token() != subj.Kind {
-		return p.deadLetter(m, seq, subj, streams.DeadSubject, fmt.Errorf(
+		return p.deadLetter(ctx, m, seq, subj, streams.DeadSubject, fmt.Errorf(
 			"the payload is a %s of %s/%s but the subject says %s of %s/%s", ev.Kind, ev.Tenant, ev.Run, subj.Kind, subj.Tenant, subj.Run))
 	}
 	if ev.Kind == event.KindTimer && m.Headers().Get(jetstream.SchedulerHeader) != scheduledBy(ev) {
-		return p.deadLetter(m, seq, subj, streams.DeadSubject, fmt.Errorf(
+		return p.deadLetter(ctx, m, seq, subj, streams.DeadSubject, fmt.Errorf(
 			"timer events come only from guard-consumer's schedules on %s; agents must not publish them", scheduledBy(ev)))
 	}
 
@@ -59,24 +59,31 @@ func (p *partition) handleAt(ctx context.Context, m jetstream.Msg, meta *jetstre
 	if seq <= e.run.Applied {
 		return nil // a redelivery of an event already applied
 	}
+	inline := false
 	if ev.Kind == event.KindResult && p.r.outputs != nil {
+		inline = ev.Ref == nil
 		if err := p.resolveOutput(ctx, ev); errors.Is(err, errBadRef) {
-			return p.deadLetter(m, seq, subj, streams.DeadInvalid, err)
+			return p.deadLetter(ctx, m, seq, subj, streams.DeadInvalid, err)
 		} else if err != nil {
 			return err
 		}
 	}
 	p.r.chain.Apply(e.run, ev, &p.out)
 	if p.out.Duplicate() {
-		return p.deadLetter(m, seq, subj, streams.DeadDuplicate,
+		return p.deadLetter(ctx, m, seq, subj, streams.DeadDuplicate,
 			fmt.Errorf("seq %d is not above %d, the last applied for this run", ev.Seq, e.run.Seq))
+	}
+	if inline {
+		if err := p.keepOutput(ctx, ev); err != nil {
+			return err
+		}
 	}
 	e.run.Applied = seq
 	p.touch(e)
 	p.collectTimers(ev, meta.Timestamp)
 	prefix := decisionIDPrefix(ev)
 	for i := range p.out.Decisions {
-		if err := p.publish(&p.out.Decisions[i], prefix+strconv.Itoa(i)); err != nil {
+		if err := p.publish(ctx, &p.out.Decisions[i], prefix+strconv.Itoa(i)); err != nil {
 			return err
 		}
 	}
@@ -94,7 +101,7 @@ func decisionIDPrefix(ev *event.Event) string {
 }
 
 // publish publishes d on its control subject with the given Nats-Msg-Id.
-func (p *partition) publish(d *event.Decision, msgID string) error {
+func (p *partition) publish(ctx context.Context, d *event.Decision, msgID string) error {
 	if p.replay {
 		return nil
 	}
@@ -104,7 +111,7 @@ func (p *partition) publish(d *event.Decision, msgID string) error {
 	}
 	msg := nats.NewMsg(subj)
 	msg.Data = event.AppendDecision(nil, d)
-	f, err := p.r.js.PublishMsgAsync(msg, jetstream.WithMsgID(msgID))
+	f, err := p.publishAsync(ctx, msg, jetstream.WithMsgID(msgID))
 	if err != nil {
 		return err
 	}

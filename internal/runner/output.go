@@ -46,52 +46,73 @@ var errBadRef = errors.New("runner: the result's output reference is not in " + 
 
 // resolveOutput makes a result carry its full output in Out and its
 // reference in Ref, whichever way it came: it fetches an output sent by
-// reference, and stores one sent inline, publishing it with the batch. The
-// guards then see the output itself, whatever its size.
+// reference, and names one sent inline by its digest. The guards then see
+// the output itself, whatever its size. An inline output is stored, if at
+// all, by keepOutput once the guards have decided.
 func (p *partition) resolveOutput(ctx context.Context, ev *event.Event) error {
+	if ev.Ref == nil {
+		data := []byte(ev.Out)
+		ev.Ref = &event.OutputRef{Digest: event.Digest(data), Size: int64(len(data))}
+		return nil
+	}
+	data, err := p.r.outputs.Get(ctx, *ev.Ref)
+	switch {
+	case errors.Is(err, objectstore.ErrNotFound) || errors.Is(err, objectstore.ErrDigestMismatch):
+		return fmt.Errorf("%w: %v (put the output in the store before publishing its reference)", errBadRef, err)
+	case err != nil:
+		return err
+	}
+	ev.Out = string(data)
+	return nil
+}
+
+// keepOutput stores the full copy of a result's output, sent inline, when the
+// model was shown less than all of it: when the output decision's view is
+// not the output byte for byte (truncated, or its paths made relative).
+// A view that is the whole output is its own copy, in GUARD_CONTROL, and
+// writing it again would cost two object store messages per result for
+// nothing (docs/decisions/0006-outputs.md). The copy is published with the
+// batch, so the event is acked only once it is stored.
+func (p *partition) keepOutput(ctx context.Context, ev *event.Event) error {
+	if p.replay || !shortened(p.out.Decisions, ev.Out) {
+		return nil
+	}
 	st := p.r.outputs
-	if ev.Ref != nil {
-		data, err := st.Get(ctx, *ev.Ref)
-		switch {
-		case errors.Is(err, objectstore.ErrNotFound) || errors.Is(err, objectstore.ErrDigestMismatch):
-			return fmt.Errorf("%w: %v (put the output in the store before publishing its reference)", errBadRef, err)
-		case err != nil:
-			return err
-		}
-		ev.Out = string(data)
+	if p.seen.fresh(ev.Ref.Digest, st.MaxAge()) {
 		return nil
 	}
 	data := []byte(ev.Out)
-	if p.replay {
-		ref := event.OutputRef{Digest: event.Digest(data), Size: int64(len(data))}
-		ev.Ref = &ref // stored when the result was first handled
-		return nil
-	}
-	chunk, meta, ref, err := st.Messages(data)
+	chunk, meta, _, err := st.Messages(data)
 	if errors.Is(err, objectstore.ErrTooLarge) {
 		// Inline outputs are smaller than a chunk unless the event limit
 		// was raised past it: store those the long way.
-		ref, err = st.Put(ctx, data)
-		ev.Ref = &ref
+		_, err = st.Put(ctx, data)
 		return err
 	}
 	if err != nil {
 		return err
 	}
-	ev.Ref = &ref
-	if p.seen.fresh(ref.Digest, st.MaxAge()) {
-		return nil
-	}
 	for _, m := range []*nats.Msg{chunk, meta} {
 		if m == nil {
 			continue
 		}
-		f, err := p.r.js.PublishMsgAsync(m)
+		f, err := p.publishAsync(ctx, m)
 		if err != nil {
 			return err
 		}
 		p.track(f)
 	}
-	p.seen.add(ref.Digest)
+	p.seen.add(ev.Ref.Digest)
 	return nil
+}
+
+// shortened reports whether an output decision among ds shows the model
+// something other than the full output.
+func shortened(ds []event.Decision, full string) bool {
+	for i := range ds {
+		if ds[i].Kind == event.Output && ds[i].View != full {
+			return true
+		}
+	}
+	return false
 }

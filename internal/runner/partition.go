@@ -29,7 +29,7 @@ type partition struct {
 	free     []*pending // spent batches, for reuse
 	timers   []timer    // timers the current batch set or cancelled
 	ended    []timer    // runs the current batch ended
-	seen     stored     // digests of outputs this partition stored or read
+	seen     stored     // digests of outputs this partition stored
 
 	cp      checkpoint     // the last checkpoint written or read
 	writing *checkpointing // the checkpoint being written, if any
@@ -188,7 +188,7 @@ func (p *partition) process(ctx context.Context, batch []jetstream.Msg) error {
 			return err
 		}
 	}
-	if err := p.publishTimers(); err != nil {
+	if err := p.publishTimers(ctx); err != nil {
 		return err
 	}
 	p.cur.last = batch[len(batch)-1]

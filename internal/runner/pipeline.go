@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -70,6 +71,24 @@ func (p *partition) newPending() *pending {
 		return b
 	}
 	return &pending{}
+}
+
+// publishAsync publishes msg without waiting for the server to store it,
+// as every publish of the pipeline is. When the connection has as many
+// publishes outstanding as it allows, nats.go waits a moment and then
+// refuses; that is a slow server pushing back, not a failure, so it tries
+// again until there is room. Outstanding publishes leave either stored or
+// timed out, so there will be.
+func (p *partition) publishAsync(ctx context.Context, msg *nats.Msg, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	for {
+		f, err := p.r.js.PublishMsgAsync(msg, opts...)
+		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			return f, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // track adds a publish of the current batch.

@@ -47,7 +47,8 @@ func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(cfg.PublishTimeout))
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(cfg.PublishTimeout),
+		jetstream.WithPublishAsyncMaxPending(cfg.MaxPending))
 	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}

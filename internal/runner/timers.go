@@ -40,7 +40,7 @@ func (p *partition) collectTimers(ev *event.Event, from time.Time) {
 // them again, which replaces them with the same. Cancellations are best
 // effort: a timer that fires anyway finds its run ended or its generation
 // overtaken, and changes nothing.
-func (p *partition) publishTimers() error {
+func (p *partition) publishTimers(ctx context.Context) error {
 	last := make(map[[3]string]int, len(p.timers))
 	for i, tm := range p.timers {
 		last[[3]string{tm.tenant, tm.run, tm.t.Name}] = i
@@ -58,7 +58,7 @@ func (p *partition) publishTimers() error {
 			p.r.purge(subj)
 			continue
 		}
-		if err := p.schedule(subj, tm); err != nil {
+		if err := p.schedule(ctx, subj, tm); err != nil {
 			return err
 		}
 	}
@@ -72,7 +72,7 @@ func (p *partition) publishTimers() error {
 }
 
 // schedule asks the server to publish the timer event when it is due.
-func (p *partition) schedule(subj string, tm timer) error {
+func (p *partition) schedule(ctx context.Context, subj string, tm timer) error {
 	at := tm.from.Add(time.Duration(tm.t.After) * time.Millisecond)
 	fire := event.Event{V: event.Version, Kind: event.KindTimer, Tenant: tm.tenant, Run: tm.run,
 		TS: at.UnixMilli(), Timer: tm.t.Name, Gen: tm.t.Gen}
@@ -83,7 +83,7 @@ func (p *partition) schedule(subj string, tm timer) error {
 	// a lease up to a second early; the server parses fractions.
 	msg.Header.Set(jetstream.ScheduleHeader, "@at "+at.UTC().Format(time.RFC3339Nano))
 	msg.Header.Set(jetstream.ScheduleTargetHeader, target)
-	f, err := p.r.js.PublishMsgAsync(msg)
+	f, err := p.publishAsync(ctx, msg)
 	if err != nil {
 		return err
 	}
