@@ -71,6 +71,14 @@ func (p *partition) run(ctx context.Context) {
 	}
 }
 
+// PullHeartbeat is how often the server reports a waiting pull. nats.go
+// (v1.55) can miss re-pulling when the pull it just sent is answered before
+// it notes that the send is over; the partition then idles until two
+// heartbeats are missed, which at the default 15 s heartbeat stalled
+// partitions for 30 s under load. A 1 s heartbeat bounds that stall at 2 s.
+// guard-bench's baseline pulls the same way.
+const PullHeartbeat = time.Second
+
 // consume pulls and processes batches until ctx is done or a batch fails.
 func (p *partition) consume(ctx context.Context) error {
 	cons, err := p.r.js.Consumer(ctx, streams.EventStream, streams.ConsumerName(p.id))
@@ -85,7 +93,7 @@ func (p *partition) consume(ctx context.Context) error {
 		case msgs <- m:
 		case <-stop:
 		}
-	}, jetstream.PullMaxMessages(batchSize), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+	}, jetstream.PullMaxMessages(batchSize), jetstream.PullHeartbeat(PullHeartbeat), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		p.log.Debug("consume", "err", err)
 	}))
 	if err != nil {
