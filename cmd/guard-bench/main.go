@@ -44,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Partitions, "partitions", cfg.Partitions, "partitions of the baseline and of guard-consumer")
 	fs.IntVar(&cfg.Events, "events", cfg.Events, "events in each throughput phase")
 	fs.IntVar(&cfg.Runs, "runs", cfg.Runs, "runs the throughput events are spread over")
+	fs.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "throughput rounds, each the baseline then the guard; the median ratio is reported")
 	fs.IntVar(&cfg.Payload, "payload", cfg.Payload, "target event size in bytes")
 	rates := fs.String("rates", "1000,5000,20000", "offered loads for latency, events/s, comma-separated")
 	fs.DurationVar(&cfg.RateDuration, "rate-duration", cfg.RateDuration, "how long each offered load lasts")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/guardstream/guardstream/internal/runner"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -24,14 +25,13 @@ const (
 // one message, ack — batched and pipelined like the runner, with nothing
 // decided.
 type baseline struct {
-	js         jetstream.JetStream
 	partitions int
 	batch      int
 }
 
 // provision creates the baseline's streams with the same partitioning and
 // settings as AGENT_EVENTS and GUARD_CONTROL.
-func (b *baseline) provision(ctx context.Context) error {
+func (b *baseline) provision(ctx context.Context, js jetstream.JetStream) error {
 	in := jetstream.StreamConfig{
 		Name:     baseIn,
 		Subjects: []string{baseSource + ".*.*.*"},
@@ -43,13 +43,13 @@ func (b *baseline) provision(ctx context.Context) error {
 	}
 	out := jetstream.StreamConfig{Name: baseOut, Subjects: []string{"bench.out.>"}, Storage: jetstream.FileStorage}
 	for _, c := range []jetstream.StreamConfig{in, out} {
-		if _, err := b.js.CreateOrUpdateStream(ctx, c); err != nil {
+		if _, err := js.CreateOrUpdateStream(ctx, c); err != nil {
 			return err
 		}
 	}
-	for p := range b.partitions {
-		if _, err := b.js.CreateOrUpdateConsumer(ctx, baseIn, jetstream.ConsumerConfig{
-			Durable: "base-p" + strconv.Itoa(p), FilterSubject: baseSource + "." + strconv.Itoa(p) + ".>",
+	for p, name := range b.consumers() {
+		if _, err := js.CreateOrUpdateConsumer(ctx, baseIn, jetstream.ConsumerConfig{
+			Durable: name, FilterSubject: baseSource + "." + strconv.Itoa(p) + ".>",
 			AckPolicy: jetstream.AckAllPolicy, MaxAckPending: 4 * b.batch,
 		}); err != nil {
 			return err
@@ -58,18 +58,30 @@ func (b *baseline) provision(ctx context.Context) error {
 	return nil
 }
 
-// subject maps an agent event subject to the baseline's.
+// consumers returns the names of the baseline's consumers, by partition.
+func (b *baseline) consumers() []string {
+	names := make([]string, b.partitions)
+	for p := range names {
+		names[p] = "base-p" + strconv.Itoa(p)
+	}
+	return names
+}
+
+// baseSubject maps an agent event subject to the baseline's.
 func baseSubject(agent string) string { return baseSource + strings.TrimPrefix(agent, "agent") }
 
+// baseMsgSubject is the subject the baseline's copy of m is published on.
+func baseMsgSubject(m msg) string { return baseSubject(m.subject) }
+
 // run consumes every partition until ctx ends.
-func (b *baseline) run(ctx context.Context) error {
+func (b *baseline) run(ctx context.Context, js jetstream.JetStream) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, b.partitions)
 	for p := range b.partitions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := b.partition(ctx, p); err != nil && ctx.Err() == nil {
+			if err := b.partition(ctx, js, p); err != nil && ctx.Err() == nil {
 				errs <- err
 			}
 		}()
@@ -90,8 +102,8 @@ type inflight struct {
 // draws one publish; up to four batches are in flight, each acked (AckAll)
 // once its publishes are stored, and the loop waits on events and on the
 // oldest publish at once.
-func (b *baseline) partition(ctx context.Context, p int) error {
-	cons, err := b.js.Consumer(ctx, baseIn, "base-p"+strconv.Itoa(p))
+func (b *baseline) partition(ctx context.Context, js jetstream.JetStream, p int) error {
+	cons, err := js.Consumer(ctx, baseIn, b.consumers()[p])
 	if err != nil {
 		return err
 	}
@@ -101,7 +113,7 @@ func (b *baseline) partition(ctx context.Context, p int) error {
 		case msgs <- m:
 		case <-ctx.Done():
 		}
-	}, jetstream.PullMaxMessages(b.batch))
+	}, jetstream.PullMaxMessages(b.batch), jetstream.PullHeartbeat(runner.PullHeartbeat))
 	if err != nil {
 		return err
 	}
@@ -131,7 +143,7 @@ func (b *baseline) partition(ctx context.Context, p int) error {
 				out := nats.NewMsg("bench.out." + strconv.Itoa(p))
 				out.Data = m.Data()[:min(64, len(m.Data()))]
 				out.Header.Set(seqHeader, strconv.FormatUint(meta.Sequence.Stream, 10))
-				f, err := b.js.PublishMsgAsync(out, jetstream.WithMsgID("b."+strconv.FormatUint(meta.Sequence.Stream, 10)))
+				f, err := publishAsync(js, out, jetstream.WithMsgID("b."+strconv.FormatUint(meta.Sequence.Stream, 10)))
 				if err != nil {
 					return err
 				}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
+	"sync"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
@@ -21,13 +22,16 @@ import (
 
 // Report is what a benchmark run measured.
 type Report struct {
-	Partitions int        `json:"partitions"`
-	Payload    int        `json:"payload_bytes"`
-	Sync       bool       `json:"sync_always"`
-	CPUs       int        `json:"cpus"`
-	Baseline   Throughput `json:"baseline"`
-	Guard      Throughput `json:"guard"`
-	Ratio      float64    `json:"ratio"`
+	Partitions int  `json:"partitions"`
+	Payload    int  `json:"payload_bytes"`
+	Sync       bool `json:"sync_always"`
+	CPUs       int  `json:"cpus"`
+	// Rounds are the throughput measurements, in order; Baseline, Guard
+	// and Ratio are those of the round with the median ratio.
+	Rounds   []Round    `json:"rounds"`
+	Baseline Throughput `json:"baseline"`
+	Guard    Throughput `json:"guard"`
+	Ratio    float64    `json:"ratio"`
 	// BaseLatency and Latency are measured at the same offered loads, the
 	// last at the guard's saturation.
 	BaseLatency []Latency `json:"baseline_latency"`
@@ -49,6 +53,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err
 	}
+	cfg.log = log
 	rep := Report{Partitions: cfg.Partitions, Payload: cfg.Payload, Sync: cfg.Sync, CPUs: runtime.NumCPU()}
 	url := cfg.NATSURL
 	if url == "" {
@@ -77,77 +82,20 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	mix := Mix{Tenant: tenant, Runs: cfg.Runs, Events: cfg.Events, Payload: cfg.Payload}
-	events := mix.events()
-
-	fmt.Fprintf(log, "baseline: %d events over %d partitions\n", len(events), cfg.Partitions)
-	b := &baseline{js: js, partitions: cfg.Partitions, batch: runner.DefaultConfig(cfg.Partitions).Batch}
-	bctx, stopBase := context.WithCancel(ctx)
-	defer stopBase()
-	if rep.Baseline, err = measureBaseline(bctx, cfg, b, events); err != nil {
-		return rep, fmt.Errorf("baseline: %w", err)
+	b := &baseline{partitions: cfg.Partitions, batch: runner.DefaultConfig(cfg.Partitions).Batch}
+	if err := b.provision(ctx, js); err != nil {
+		return rep, err
 	}
-	fmt.Fprintf(log, "guard: %d events, every guard in the chain\n", len(events))
 	if err := provision(ctx, js, cfg); err != nil {
 		return rep, err
 	}
-	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, events, agentSubject) }); err != nil {
+	if err := measureThroughput(ctx, cfg, js, url, b, &rep, log); err != nil {
 		return rep, err
 	}
-	g, err := startGuard(ctx, url, cfg)
-	if err != nil {
+
+	if err := measureLatency(ctx, cfg, nc, js, url, b, &rep, log); err != nil {
 		return rep, err
 	}
-	stopped := false
-	stopGuard := func() {
-		if !stopped {
-			g.stop()
-			stopped = true
-		}
-	}
-	defer stopGuard()
-	done, err := waitDrain(ctx, cfg, js)
-	if err != nil {
-		return rep, fmt.Errorf("guard: %w", err)
-	}
-	rep.Guard = throughput(len(events), done.Sub(g.started))
-	rep.Ratio = rep.Guard.PerSecond / rep.Baseline.PerSecond
-
-	// Latency: the baseline and the guard, each at every offered load and
-	// then at the guard's saturation, on fresh runs.
-	rates := append(append([]int(nil), cfg.Rates...), 0)
-	for _, rate := range rates {
-		n := rate * int(cfg.RateDuration.Seconds())
-		if rate == 0 {
-			n = min(int(rep.Guard.PerSecond*cfg.RateDuration.Seconds()), cfg.Events)
-		}
-		m := Mix{Tenant: tenant, Runs: max(n/100, 1), Events: max(n, 1000), Payload: cfg.Payload, Prefix: "l" + strconv.Itoa(rate) + "-"}
-		msgs := m.events()
-		offered := rate
-		if rate == 0 {
-			offered = int(rep.Guard.PerSecond)
-		}
-		fmt.Fprintf(log, "latency at %s: %d events\n", rateName(rate), len(msgs))
-		var bl, gl Latency
-		err := phase(ctx, cfg, func(ctx context.Context) (err error) {
-			if bl, err = offer(ctx, nc, js, msgs, offered, func(m msg) string { return baseSubject(m.subject) }, "bench.out.>", true); err != nil {
-				return err
-			}
-			gl, err = offer(ctx, nc, js, msgs, offered, agentSubject, "guard.ctl."+tenant+".*.*", false)
-			return err
-		})
-		if err != nil {
-			return rep, fmt.Errorf("latency at %s: %w", rateName(rate), err)
-		}
-		bl.Offered, gl.Offered = rate, rate
-		rep.BaseLatency, rep.Latency = append(rep.BaseLatency, bl), append(rep.Latency, gl)
-		if _, err := waitDrain(ctx, cfg, js); err != nil {
-			return rep, err
-		}
-	}
-	stopBase()
-	stopGuard() // one owner at a time: the memory phase starts its own
-
 	if cfg.MemRuns > 0 {
 		fmt.Fprintf(log, "memory: %d active runs\n", cfg.MemRuns)
 		if rep.Memory, err = measureMemory(ctx, url, js, cfg); err != nil {
@@ -157,13 +105,6 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	return rep, nil
 }
 
-func rateName(rate int) string {
-	if rate == 0 {
-		return "saturation"
-	}
-	return strconv.Itoa(rate) + " events/s"
-}
-
 func agentSubject(m msg) string { return m.subject }
 
 // phase runs f under the configured timeout.
@@ -171,32 +112,6 @@ func phase(ctx context.Context, cfg Config, f func(context.Context) error) error
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	return f(ctx)
-}
-
-// measureBaseline preloads events for the baseline and times its drain;
-// the baseline keeps running until ctx ends, for the latency phases.
-func measureBaseline(ctx context.Context, cfg Config, b *baseline, events []msg) (Throughput, error) {
-	js := b.js
-	if err := b.provision(ctx); err != nil {
-		return Throughput{}, err
-	}
-	if err := phase(ctx, cfg, func(ctx context.Context) error {
-		return preload(ctx, js, events, func(m msg) string { return baseSubject(m.subject) })
-	}); err != nil {
-		return Throughput{}, err
-	}
-	names := make([]string, cfg.Partitions)
-	for p := range names {
-		names[p] = "base-p" + strconv.Itoa(p)
-	}
-	start := time.Now()
-	go func() { _ = b.run(ctx) }()
-	var done time.Time
-	err := phase(ctx, cfg, func(ctx context.Context) (err error) {
-		done, err = drain(ctx, js, baseIn, names)
-		return err
-	})
-	return throughput(len(events), done.Sub(start)), err
 }
 
 func provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
@@ -209,23 +124,63 @@ func provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 	return err
 }
 
-// running is a guard-consumer runner started in this process.
+// running is a pipeline, the guard's or the baseline's, running in this
+// process until stopped; stop may be called more than once.
 type running struct {
-	started time.Time
-	stop    func()
+	stop func()
+}
+
+// stopOnce returns a stop that cancels and waits for done, once.
+func stopOnce(cancel context.CancelFunc, done <-chan struct{}, then func()) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			then()
+		})
+	}
+}
+
+// startBaseline runs the baseline on its own connection, configured as
+// the runner's, until stopped.
+func startBaseline(ctx context.Context, url string, cfg Config, b *baseline) (*running, error) {
+	nc, js, err := connect(url, "guard-bench baseline")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		if err := b.run(ctx, js); err != nil {
+			fmt.Fprintf(cfg.log, "baseline: %v\n", err)
+		}
+		close(done)
+	}()
+	return &running{stop: stopOnce(cancel, done, nc.Close)}, nil
+}
+
+// connect opens a connection with the runner's publish settings.
+func connect(url, name string) (*nats.Conn, jetstream.JetStream, error) {
+	nc, err := nats.Connect(url, nats.Name(name))
+	if err != nil {
+		return nil, nil, err
+	}
+	rc := runner.DefaultConfig(1)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(rc.PublishTimeout), jetstream.WithPublishAsyncMaxPending(rc.MaxPending))
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return nc, js, nil
 }
 
 // startGuard runs guard-consumer's runner on its own connection, as it
 // would run in its own process: the agents' traffic does not queue behind
 // its own.
 func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
-	nc, err := nats.Connect(url, nats.Name("guard-bench runner"))
+	nc, js, err := connect(url, "guard-bench runner")
 	if err != nil {
-		return nil, err
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		nc.Close()
 		return nil, err
 	}
 	outputs, err := objectstore.Open(ctx, js, objectstore.DefaultConfig())
@@ -235,6 +190,7 @@ func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
 	}
 	rc := runner.DefaultConfig(cfg.Partitions)
 	rc.CheckpointInterval = cfg.Checkpoint
+	rc.Logger = slog.New(slog.NewTextHandler(cfg.log, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	r, err := runner.New(ctx, nc, guard.Chain(guard.DefaultPolicy()), rc, runner.WithOutputs(outputs))
 	if err != nil {
 		nc.Close()
@@ -242,27 +198,29 @@ func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	g := &running{started: time.Now()}
 	go func() {
-		_ = r.Run(rctx)
+		if err := r.Run(rctx); err != nil {
+			fmt.Fprintf(cfg.log, "guard-consumer: %v\n", err)
+		}
 		close(done)
 	}()
-	g.stop = func() {
-		cancel()
-		<-done
-		nc.Close()
-	}
-	return g, nil
+	return &running{stop: stopOnce(cancel, done, nc.Close)}, nil
 }
 
-func waitDrain(ctx context.Context, cfg Config, js jetstream.JetStream) (time.Time, error) {
-	names := make([]string, cfg.Partitions)
+// guardConsumers returns the names of guard-consumer's consumers.
+func guardConsumers(partitions int) []string {
+	names := make([]string, partitions)
 	for p := range names {
 		names[p] = streams.ConsumerName(p)
 	}
+	return names
+}
+
+// waitDrain waits until guard-consumer has handled every event.
+func waitDrain(ctx context.Context, cfg Config, js jetstream.JetStream) (time.Time, error) {
 	var done time.Time
 	err := phase(ctx, cfg, func(ctx context.Context) (err error) {
-		done, err = drain(ctx, js, streams.EventStream, names)
+		done, err = drain(ctx, js, streams.EventStream, guardConsumers(cfg.Partitions))
 		return err
 	})
 	return done, err

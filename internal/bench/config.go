@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -17,8 +18,9 @@ type Config struct {
 	Sync bool
 	// Partitions of both the baseline and guard-consumer.
 	Partitions int
-	// Events and Runs size the throughput phases.
-	Events, Runs int
+	// Events and Runs size the throughput phases: Rounds pairs of them,
+	// the baseline's and the guard's.
+	Events, Runs, Rounds int
 	// Payload is the target size of an event, in bytes.
 	Payload int
 	// Rates are the offered loads, in events/s, latency is measured at,
@@ -34,6 +36,8 @@ type Config struct {
 	// HeapProfile, when set, is where a heap profile is written with the
 	// active runs of the memory phase loaded.
 	HeapProfile string
+
+	log io.Writer // Run's progress log, where the runner's warnings go too
 }
 
 // DefaultConfig returns the configuration of the reference measurement.
@@ -42,6 +46,7 @@ func DefaultConfig() Config {
 		Partitions:   8,
 		Events:       200_000,
 		Runs:         2_000,
+		Rounds:       3,
 		Payload:      256,
 		Rates:        []int{1_000, 5_000, 20_000},
 		RateDuration: 5 * time.Second,
@@ -59,6 +64,9 @@ func (c Config) Validate() error {
 	}
 	if c.Events < 1000 || c.Runs < 1 || c.Runs > c.Events/4 {
 		errs = append(errs, fmt.Errorf("events %d over runs %d; want at least 1000 events and 4 per run", c.Events, c.Runs))
+	}
+	if c.Rounds < 1 || c.Rounds > 20 {
+		errs = append(errs, fmt.Errorf("rounds %d; want 1 to 20", c.Rounds))
 	}
 	if c.Payload < 128 || c.Payload > 16<<10 {
 		errs = append(errs, fmt.Errorf("payload %d; want 128 to 16384 bytes", c.Payload))

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"sync"
@@ -137,7 +139,7 @@ func offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, msgs []ms
 			if !baseline && m.call != "" {
 				rec.send(m.run+"/"+m.call, now)
 			}
-			f, err := js.PublishAsync(subject(m), m.data)
+			f, err := publishAsync(js, &nats.Msg{Subject: subject(m), Data: m.data})
 			if err != nil {
 				return Latency{}, err
 			}
@@ -178,4 +180,55 @@ func quantile(sorted []time.Duration, q float64) float64 {
 	}
 	i := min(int(q*float64(len(sorted))), len(sorted)-1)
 	return float64(sorted[i].Microseconds()) / 1000
+}
+
+// measureLatency measures the baseline's and the guard's decision latency
+// at every offered load and then at the guard's saturation, on fresh runs,
+// with both pipelines running.
+func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream.JetStream, url string, b *baseline, rep *Report, log io.Writer) error {
+	base, err := startBaseline(ctx, url, cfg, b)
+	if err != nil {
+		return err
+	}
+	defer base.stop()
+	g, err := startGuard(ctx, url, cfg)
+	if err != nil {
+		return err
+	}
+	defer g.stop() // one owner at a time: the memory phase starts its own
+	for _, rate := range append(slices.Clone(cfg.Rates), 0) {
+		n := rate * int(cfg.RateDuration.Seconds())
+		offered := rate
+		if rate == 0 {
+			n = min(int(rep.Guard.PerSecond*cfg.RateDuration.Seconds()), cfg.Events)
+			offered = int(rep.Guard.PerSecond)
+		}
+		m := Mix{Tenant: tenant, Runs: max(n/100, 1), Events: max(n, 1000), Payload: cfg.Payload, Prefix: "l" + strconv.Itoa(rate) + "-"}
+		msgs := m.events()
+		fmt.Fprintf(log, "latency at %s: %d events\n", rateName(rate), len(msgs))
+		var bl, gl Latency
+		err := phase(ctx, cfg, func(ctx context.Context) (err error) {
+			if bl, err = offer(ctx, nc, js, msgs, offered, baseMsgSubject, "bench.out.>", true); err != nil {
+				return err
+			}
+			gl, err = offer(ctx, nc, js, msgs, offered, agentSubject, "guard.ctl."+tenant+".*.*", false)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("latency at %s: %w", rateName(rate), err)
+		}
+		bl.Offered, gl.Offered = rate, rate
+		rep.BaseLatency, rep.Latency = append(rep.BaseLatency, bl), append(rep.Latency, gl)
+		if _, err := waitDrain(ctx, cfg, js); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func rateName(rate int) string {
+	if rate == 0 {
+		return "saturation"
+	}
+	return strconv.Itoa(rate) + " events/s"
 }

@@ -47,19 +47,22 @@ func (m Mix) Messages() []Message {
 // events returns the mix's events, interleaved across runs, each run's in
 // its own order. One run in 20 loops on an identical call (stopped at the
 // 5th), one in 4 holds a lease and heartbeats, and long runs reach the
-// step limit; the rest are well-behaved.
+// step limit; the rest are well-behaved. One result in 8 names a path in
+// the run's workspace, so its view differs from it and its full output is
+// stored.
 func (m Mix) events() []msg {
-	per := max(m.Events/max(m.Runs, 1), 4)
-	runs := make([][]msg, m.Runs)
-	for r := range runs {
-		runs[r] = m.run(r, per)
+	runs := max(m.Runs, 1)
+	per := max((m.Events+runs-1)/runs, 4) // rounded up: the runs hold at least Events
+	byRun := make([][]msg, runs)
+	for r := range byRun {
+		byRun[r] = m.run(r, per)
 	}
 	out := make([]msg, 0, m.Events)
 	for i := 0; len(out) < m.Events; i++ {
 		progressed := false
-		for r := range runs {
-			if i < len(runs[r]) && len(out) < m.Events {
-				out = append(out, runs[r][i])
+		for r := range byRun {
+			if i < len(byRun[r]) && len(out) < m.Events {
+				out = append(out, byRun[r][i])
 				progressed = true
 			}
 		}
@@ -100,7 +103,11 @@ func (m Mix) run(r, n int) []msg {
 		}
 		call := fmt.Sprintf("c%d", k+1)
 		add(event.Event{Kind: event.KindCall, Call: call, Tool: tool, Args: args})
-		add(event.Event{Kind: event.KindResult, Call: call, Out: id + "/" + call + ": " + pad(m.Payload/2)})
+		out := id + "/" + call + ": " + pad(m.Payload/2)
+		if k%8 == 5 { // names a workspace path: the model sees it relative, the store keeps the output
+			out = "/work/" + out
+		}
+		add(event.Event{Kind: event.KindResult, Call: call, Out: out})
 		if leased && k%3 == 2 {
 			add(event.Event{Kind: event.KindHeartbeat})
 		}

@@ -1,11 +1,17 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
+	"strconv"
 	"time"
 
+	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -16,15 +22,69 @@ type Throughput struct {
 	PerSecond float64 `json:"events_per_second"`
 }
 
+// Round is one pair of drains of the same events on fresh runs: the
+// baseline's, then the guard's, close enough in time that the machine's
+// noise touches both alike.
+type Round struct {
+	Baseline Throughput `json:"baseline"`
+	Guard    Throughput `json:"guard"`
+	Ratio    float64    `json:"ratio"`
+}
+
+// measureThroughput measures cfg.Rounds rounds into rep, and takes the
+// round with the median ratio as the result.
+func measureThroughput(ctx context.Context, cfg Config, js jetstream.JetStream, url string, b *baseline, rep *Report, log io.Writer) error {
+	for i := range cfg.Rounds {
+		mix := Mix{Tenant: tenant, Runs: cfg.Runs, Events: cfg.Events, Payload: cfg.Payload, Prefix: "t" + strconv.Itoa(i) + "-"}
+		events := mix.events()
+		fmt.Fprintf(log, "throughput round %d of %d: %d events over %d partitions, baseline then guard\n", i+1, cfg.Rounds, len(events), cfg.Partitions)
+		bt, err := timeDrain(ctx, cfg, js, events, baseMsgSubject, baseIn, b.consumers(), func() (*running, error) {
+			return startBaseline(ctx, url, cfg, b)
+		})
+		if err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		gt, err := timeDrain(ctx, cfg, js, events, agentSubject, streams.EventStream, guardConsumers(cfg.Partitions), func() (*running, error) {
+			return startGuard(ctx, url, cfg)
+		})
+		if err != nil {
+			return fmt.Errorf("guard: %w", err)
+		}
+		rep.Rounds = append(rep.Rounds, Round{Baseline: bt, Guard: gt, Ratio: gt.PerSecond / bt.PerSecond})
+	}
+	byRatio := slices.Clone(rep.Rounds)
+	slices.SortFunc(byRatio, func(a, b Round) int { return cmp.Compare(a.Ratio, b.Ratio) })
+	med := byRatio[len(byRatio)/2]
+	rep.Baseline, rep.Guard, rep.Ratio = med.Baseline, med.Guard, med.Ratio
+	return nil
+}
+
+// timeDrain preloads events, starts a pipeline and times how long its
+// consumers of stream take to handle them all; it stops the pipeline.
+func timeDrain(ctx context.Context, cfg Config, js jetstream.JetStream, events []msg, subject func(msg) string,
+	stream string, consumers []string, start func() (*running, error)) (Throughput, error) {
+	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, events, subject) }); err != nil {
+		return Throughput{}, err
+	}
+	began := time.Now()
+	r, err := start()
+	if err != nil {
+		return Throughput{}, err
+	}
+	defer r.stop()
+	var done time.Time
+	err = phase(ctx, cfg, func(ctx context.Context) (err error) {
+		done, err = drain(ctx, js, stream, consumers)
+		return err
+	})
+	return throughput(len(events), done.Sub(began)), err
+}
+
 // preload publishes msgs in order, each on the subject subject gives it,
 // and waits until the stream has stored them all.
 func preload(ctx context.Context, js jetstream.JetStream, msgs []msg, subject func(msg) string) error {
 	for _, m := range msgs {
-		_, err := js.PublishAsync(subject(m), m.data)
-		if errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
-			<-js.PublishAsyncComplete() // the server fell behind: let it catch up
-			_, err = js.PublishAsync(subject(m), m.data)
-		}
+		_, err := publishAsync(js, &nats.Msg{Subject: subject(m), Data: m.data})
 		if err != nil {
 			return err
 		}
@@ -70,4 +130,16 @@ func drain(ctx context.Context, js jetstream.JetStream, stream string, consumers
 
 func throughput(events int, d time.Duration) Throughput {
 	return Throughput{Events: events, Seconds: d.Seconds(), PerSecond: float64(events) / d.Seconds()}
+}
+
+// publishAsync publishes asynchronously, waiting for the server to catch up
+// whenever too many publishes are outstanding.
+func publishAsync(js jetstream.JetStream, m *nats.Msg, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	for {
+		f, err := js.PublishMsgAsync(m, opts...)
+		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			return f, err
+		}
+		<-js.PublishAsyncComplete()
+	}
 }
