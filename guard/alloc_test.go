@@ -1,0 +1,87 @@
+package guard_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/guard"
+	"github.com/guardstream/guardstream/processors"
+	"github.com/guardstream/guardstream/processors/processortest"
+)
+
+// TestPlainAllowDoesNotAllocate: with every guard of the default policy in
+// the chain, a step and a plain allowed call allocate nothing in steady
+// state. (A result does: it draws the output view.)
+func TestPlainAllowDoesNotAllocate(t *testing.T) {
+	c := guard.Chain(guard.DefaultPolicy())
+	evs := roundsOfAgent(100)
+	var out processors.Out
+	var ms runtime.MemStats
+	var mallocs uint64
+	measured := 0
+	for range 5 { // five runs, each within the default limits
+		r := c.NewRun()
+		c.Apply(r, &evs[0], &out)
+		for k, i := 0, 1; i+2 < len(evs); k, i = k+1, i+3 {
+			measure := k >= 30 // after warm-up: capacities settle
+			if measure {
+				runtime.ReadMemStats(&ms)
+				mallocs -= ms.Mallocs
+			}
+			c.Apply(r, &evs[i], &out) // step
+			c.Apply(r, &evs[i+1], &out)
+			if v := out.Verdict(); v == nil || v.Kind != event.Allow {
+				t.Fatalf("call %d: %+v, want a plain allow", k, v)
+			}
+			if measure {
+				runtime.ReadMemStats(&ms)
+				mallocs += ms.Mallocs
+				measured++
+			}
+			c.Apply(r, &evs[i+2], &out) // result
+		}
+	}
+	if mallocs != 0 {
+		t.Errorf("steps and plain allowed calls allocated %d times in %d rounds", mallocs, measured)
+	}
+}
+
+// roundsOfAgent returns a run of n rounds of a well-behaved agent: a step,
+// a call, its result.
+func roundsOfAgent(n int) []event.Event {
+	h := processortest.NewHistory("acme", "plain")
+	for i := range n {
+		h.Add(event.Event{Kind: event.KindStep, Step: int64(i), Turn: int64(1 + i/8), Context: 1000, Window: 100000})
+		h.Call([]string{"read_file", "grep", "list_dir", "edit_file"}[i%4], fmt.Sprintf(`{"path":"src/f%d.go","n":%d}`, i%11, i))
+		h.Result(false, "")
+	}
+	return h.Events()
+}
+
+// BenchmarkChainPlainAllow measures every guard of the default policy
+// deciding a plain allowed call.
+func BenchmarkChainPlainAllow(b *testing.B) {
+	c := guard.Chain(guard.DefaultPolicy())
+	evs := roundsOfAgent(100)
+	var out processors.Out
+	b.ReportAllocs()
+	r := c.NewRun()
+	c.Apply(r, &evs[0], &out)
+	for i, j := 0, 1; i < b.N; i, j = i+1, j+3 {
+		if j+2 >= len(evs) {
+			b.StopTimer()
+			r, j = c.NewRun(), 1 // a fresh run: stay within the run's limits
+			c.Apply(r, &evs[0], &out)
+			b.StartTimer()
+		}
+		b.StopTimer()
+		c.Apply(r, &evs[j], &out)
+		b.StartTimer()
+		c.Apply(r, &evs[j+1], &out)
+		b.StopTimer()
+		c.Apply(r, &evs[j+2], &out)
+		b.StartTimer()
+	}
+}
