@@ -14,12 +14,12 @@ func (r Report) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nguard-bench: %d partitions, %d-byte events, %d CPUs, %s\n\n", r.Partitions, r.Payload, r.CPUs, mode)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "throughput\tround\tevents\tseconds\tevents/s\tratio\t")
+	fmt.Fprintln(tw, "throughput\tround\tevents\tseconds\tevents/s\tstored/event\tratio\t")
 	for i, rd := range r.Rounds {
-		fmt.Fprintf(tw, "bare JetStream pipeline\t%d\t%d\t%.2f\t%.0f\t\t\n", i+1, rd.Baseline.Events, rd.Baseline.Seconds, rd.Baseline.PerSecond)
-		fmt.Fprintf(tw, "guard-consumer, every guard\t%d\t%d\t%.2f\t%.0f\t%.2f\t\n", i+1, rd.Guard.Events, rd.Guard.Seconds, rd.Guard.PerSecond, rd.Ratio)
+		fmt.Fprintf(tw, "bare JetStream pipeline\t%d\t%d\t%.2f\t%.0f\t%.2f\t\t\n", i+1, rd.Baseline.Events, rd.Baseline.Seconds, rd.Baseline.PerSecond, rd.Baseline.Stored)
+		fmt.Fprintf(tw, "guard-consumer, every guard\t%d\t%d\t%.2f\t%.0f\t%.2f\t%.2f\t\n", i+1, rd.Guard.Events, rd.Guard.Seconds, rd.Guard.PerSecond, rd.Guard.Stored, rd.Ratio)
 	}
-	fmt.Fprintf(tw, "ratio guard/baseline, median of %d rounds\t\t\t\t\t%.2f\t\n", len(r.Rounds), r.Ratio)
+	fmt.Fprintf(tw, "ratio guard/baseline, median of %d rounds\t\t\t\t\t\t%.2f\t\n", len(r.Rounds), r.Ratio)
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -20,6 +20,11 @@ type Throughput struct {
 	Events    int     `json:"events"`
 	Seconds   float64 `json:"seconds"`
 	PerSecond float64 `json:"events_per_second"`
+	// Stored is the messages the server stored per event, in every
+	// stream: the answers, and for the guard also the object-store
+	// copies, checkpoints and timers. It is what the server's work
+	// scales with.
+	Stored float64 `json:"stored_per_event"`
 }
 
 // Round is one pair of drains of the same events on fresh runs: the
@@ -66,6 +71,10 @@ func timeDrain(ctx context.Context, cfg Config, js jetstream.JetStream, events [
 	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, events, subject) }); err != nil {
 		return Throughput{}, err
 	}
+	before, err := storedMessages(ctx, js)
+	if err != nil {
+		return Throughput{}, err
+	}
 	began := time.Now()
 	r, err := start()
 	if err != nil {
@@ -77,7 +86,24 @@ func timeDrain(ctx context.Context, cfg Config, js jetstream.JetStream, events [
 		done, err = drain(ctx, js, stream, consumers)
 		return err
 	})
-	return throughput(len(events), done.Sub(began)), err
+	if err != nil {
+		return Throughput{}, err
+	}
+	after, err := storedMessages(ctx, js)
+	tp := throughput(len(events), done.Sub(began))
+	tp.Stored = float64(after-before) / float64(len(events))
+	return tp, err
+}
+
+// storedMessages returns how many messages the server has stored in all,
+// summing the last sequence of every stream.
+func storedMessages(ctx context.Context, js jetstream.JetStream) (uint64, error) {
+	var n uint64
+	streams := js.ListStreams(ctx)
+	for info := range streams.Info() {
+		n += info.State.LastSeq
+	}
+	return n, streams.Err()
 }
 
 // preload publishes msgs in order, each on the subject subject gives it,
