@@ -4,15 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"runtime"
-	"runtime/pprof"
-	"sync"
 	"time"
 
-	"github.com/guardstream/guardstream/event"
-	"github.com/guardstream/guardstream/guard"
 	"github.com/guardstream/guardstream/internal/runner"
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/streams"
@@ -37,13 +32,6 @@ type Report struct {
 	BaseLatency []Latency `json:"baseline_latency"`
 	Latency     []Latency `json:"latency"`
 	Memory      Memory    `json:"memory"`
-}
-
-// Memory is what an active run costs.
-type Memory struct {
-	Runs             int     `json:"runs"`
-	HeapBytesPerRun  float64 `json:"heap_bytes_per_run"`
-	StateBytesPerRun float64 `json:"state_bytes_per_run"`
 }
 
 const tenant = "bench"
@@ -124,89 +112,6 @@ func provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 	return err
 }
 
-// running is a pipeline, the guard's or the baseline's, running in this
-// process until stopped; stop may be called more than once.
-type running struct {
-	stop func()
-}
-
-// stopOnce returns a stop that cancels and waits for done, once.
-func stopOnce(cancel context.CancelFunc, done <-chan struct{}, then func()) func() {
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			cancel()
-			<-done
-			then()
-		})
-	}
-}
-
-// startBaseline runs the baseline on its own connection, configured as
-// the runner's, until stopped.
-func startBaseline(ctx context.Context, url string, cfg Config, b *baseline) (*running, error) {
-	nc, js, err := connect(url, "guard-bench baseline")
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		if err := b.run(ctx, js); err != nil {
-			fmt.Fprintf(cfg.log, "baseline: %v\n", err)
-		}
-		close(done)
-	}()
-	return &running{stop: stopOnce(cancel, done, nc.Close)}, nil
-}
-
-// connect opens a connection with the runner's publish settings.
-func connect(url, name string) (*nats.Conn, jetstream.JetStream, error) {
-	nc, err := nats.Connect(url, nats.Name(name))
-	if err != nil {
-		return nil, nil, err
-	}
-	rc := runner.DefaultConfig(1)
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(rc.PublishTimeout), jetstream.WithPublishAsyncMaxPending(rc.MaxPending))
-	if err != nil {
-		nc.Close()
-		return nil, nil, err
-	}
-	return nc, js, nil
-}
-
-// startGuard runs guard-consumer's runner on its own connection, as it
-// would run in its own process: the agents' traffic does not queue behind
-// its own.
-func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
-	nc, js, err := connect(url, "guard-bench runner")
-	if err != nil {
-		return nil, err
-	}
-	outputs, err := objectstore.Open(ctx, js, objectstore.DefaultConfig())
-	if err != nil {
-		nc.Close()
-		return nil, err
-	}
-	rc := runner.DefaultConfig(cfg.Partitions)
-	rc.CheckpointInterval = cfg.Checkpoint
-	rc.Logger = slog.New(slog.NewTextHandler(cfg.log, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	r, err := runner.New(ctx, nc, guard.Chain(guard.DefaultPolicy()), rc, runner.WithOutputs(outputs))
-	if err != nil {
-		nc.Close()
-		return nil, err
-	}
-	rctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		if err := r.Run(rctx); err != nil {
-			fmt.Fprintf(cfg.log, "guard-consumer: %v\n", err)
-		}
-		close(done)
-	}()
-	return &running{stop: stopOnce(cancel, done, nc.Close)}, nil
-}
-
 // guardConsumers returns the names of guard-consumer's consumers.
 func guardConsumers(partitions int) []string {
 	names := make([]string, partitions)
@@ -224,66 +129,4 @@ func waitDrain(ctx context.Context, cfg Config, js jetstream.JetStream) (time.Ti
 		return err
 	})
 	return done, err
-}
-
-// measureMemory loads cfg.MemRuns active runs into a fresh runner and
-// reports the heap they take and their snapshots' size.
-func measureMemory(ctx context.Context, url string, js jetstream.JetStream, cfg Config) (Memory, error) {
-	m := Mix{Tenant: tenant, Runs: cfg.MemRuns, Events: 4 * cfg.MemRuns, Payload: cfg.Payload, Prefix: "m-"}
-	events := m.events()
-	active := events[:0]
-	for _, e := range events {
-		if e.kind != event.KindRunEnd {
-			active = append(active, e)
-		}
-	}
-	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, active, agentSubject) }); err != nil {
-		return Memory{}, err
-	}
-	events, active = nil, nil
-	before := heapInUse()
-	g, err := startGuard(ctx, url, cfg)
-	if err != nil {
-		return Memory{}, err
-	}
-	defer g.stop()
-	if _, err := waitDrain(ctx, cfg, js); err != nil {
-		return Memory{}, err
-	}
-	after := heapInUse()
-	if cfg.HeapProfile != "" {
-		if err := writeHeapProfile(cfg.HeapProfile); err != nil {
-			return Memory{}, err
-		}
-	}
-	kv, err := js.Stream(ctx, "KV_"+streams.RunsBucket)
-	if err != nil {
-		return Memory{}, err
-	}
-	info, err := kv.Info(ctx)
-	if err != nil {
-		return Memory{}, err
-	}
-	return Memory{
-		Runs:             cfg.MemRuns,
-		HeapBytesPerRun:  float64(after-before) / float64(cfg.MemRuns),
-		StateBytesPerRun: float64(info.State.Bytes) / float64(max(info.State.Msgs, 1)),
-	}, nil
-}
-
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return pprof.WriteHeapProfile(f)
-}
-
-func heapInUse() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapInuse
 }
