@@ -38,7 +38,8 @@ func TestRun(t *testing.T) {
 		t.Fatalf("%d throughput rounds, want 2", len(rep.Rounds))
 	}
 	for _, rd := range rep.Rounds {
-		if rd.Baseline.Events != 2000 || rd.Guard.Events != 2000 || rd.Baseline.PerSecond <= 0 || rd.Guard.PerSecond <= 0 {
+		if rd.Baseline.Events != 2000 || rd.Guard.Events != 2000 || rd.Baseline.PerSecond <= 0 || rd.Guard.PerSecond <= 0 ||
+			rd.Baseline.Stored < 1 || rd.Guard.Stored <= 0 {
 			t.Errorf("round %+v", rd)
 		}
 	}
