@@ -159,18 +159,8 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[key] = v
-		p.space()
-		if p.i >= len(p.s) {
-			return nil, errEnd
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return m, nil
-		default:
-			return nil, p.unexpected("after object key:value pair")
+		if closed, err := p.separator('}', "after object key:value pair"); err != nil || closed {
+			return m, err
 		}
 	}
 }
@@ -193,20 +183,28 @@ func (p *parser) array(depth int) (any, error) {
 			return nil, err
 		}
 		a = append(a, v)
-		p.space()
-		if p.i >= len(p.s) {
-			return nil, errEnd
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return a, nil
-		default:
-			return nil, p.unexpected("after array element")
+		if closed, err := p.separator(']', "after array element"); err != nil || closed {
+			return a, err
 		}
 	}
+}
+
+// separator consumes the comma or the closing bracket after a member of an
+// object or array, and reports whether it was the closing one.
+func (p *parser) separator(closing byte, after string) (bool, error) {
+	p.space()
+	if p.i >= len(p.s) {
+		return false, errEnd
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case closing:
+		p.i++
+		return true, nil
+	}
+	return false, p.unexpected(after)
 }
 
 func (p *parser) number() (any, error) {
