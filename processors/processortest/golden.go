@@ -16,7 +16,12 @@ var update = flag.Bool("update", false, "rewrite golden files instead of compari
 
 // Log applies history to a fresh run of c and returns the event→decision
 // log: one line per event, and one indented line per decision it drew.
-func Log(c *processors.Chain, history []event.Event) string {
+func Log(c *processors.Chain, history []event.Event) string { return LogWith(c, history, nil) }
+
+// LogWith is Log with, after each decision's line, what detail returns for
+// it (indented lines, each ending in a newline): for golden files that
+// show what the one-line form leaves out. A nil detail adds nothing.
+func LogWith(c *processors.Chain, history []event.Event, detail func(*event.Decision) string) string {
 	var b strings.Builder
 	r := c.NewRun()
 	var out processors.Out
@@ -45,6 +50,9 @@ func Log(c *processors.Chain, history []event.Event) string {
 			if ev.Planning {
 				b.WriteString(" plan")
 			}
+			if ev.DocSchema != "" {
+				fmt.Fprintf(&b, " doc=%s %s", ev.DocSchema, ev.Doc)
+			}
 		case event.KindTimer:
 			fmt.Fprintf(&b, " %s gen=%d", ev.Timer, ev.Gen)
 		case event.KindRound:
@@ -54,6 +62,9 @@ func Log(c *processors.Chain, history []event.Event) string {
 		c.Apply(r, &ev, &out)
 		for j := range out.Decisions {
 			fmt.Fprintf(&b, "    → %s\n", String(&out.Decisions[j]))
+			if detail != nil {
+				b.WriteString(detail(&out.Decisions[j]))
+			}
 		}
 		for _, t := range out.Timers {
 			if t.After < 0 {

@@ -77,36 +77,20 @@ func TestGolden(t *testing.T) {
 // testdata/<name>.details, rewriting it under the kit's -update flag.
 func details(t *testing.T, c *processors.Chain, history []event.Event, name string) {
 	t.Helper()
-	var b strings.Builder
-	r := c.NewRun()
-	var out processors.Out
-	for i := range history {
-		ev := history[i]
-		fmt.Fprintf(&b, "#%d %s", ev.Seq, ev.Kind)
-		switch ev.Kind {
-		case event.KindCall:
-			fmt.Fprintf(&b, " %s %s %s", ev.Call, ev.Tool, ev.Args)
-		case event.KindStep:
-			if ev.DocSchema != "" {
-				fmt.Fprintf(&b, " %s %s", ev.DocSchema, ev.Doc)
-			}
+	log := processortest.LogWith(c, history, func(d *event.Decision) string {
+		var b strings.Builder
+		if d.Args != "" {
+			fmt.Fprintf(&b, "      args %s\n", d.Args)
 		}
-		b.WriteByte('\n')
-		c.Apply(r, &ev, &out)
-		for _, d := range out.Decisions {
-			fmt.Fprintf(&b, "    → %s\n", processortest.String(&d))
-			if d.Args != "" {
-				fmt.Fprintf(&b, "      args %s\n", d.Args)
-			}
-			for _, dg := range d.Diags {
-				fmt.Fprintf(&b, "      diag %q want=%q got=%q: %s\n", dg.Path, dg.Want, dg.Got, dg.Msg)
-			}
-			if len(d.Near) > 0 {
-				fmt.Fprintf(&b, "      near %s\n", strings.Join(d.Near, " "))
-			}
+		for _, dg := range d.Diags {
+			fmt.Fprintf(&b, "      diag %q want=%q got=%q: %s\n", dg.Path, dg.Want, dg.Got, dg.Msg)
 		}
-	}
-	processortest.GoldenFile(t, filepath.Join("testdata", name+".details"), b.String())
+		if len(d.Near) > 0 {
+			fmt.Fprintf(&b, "      near %s\n", strings.Join(d.Near, " "))
+		}
+		return b.String()
+	})
+	processortest.GoldenFile(t, filepath.Join("testdata", name+".details"), log)
 }
 
 func TestConformance(t *testing.T) {
