@@ -22,7 +22,8 @@ func AppendDecision(dst []byte, d *Decision) []byte { return appendValue(dst, d)
 
 // DecodeEvent decodes b into ev, replacing its contents. It checks the
 // encoding and the version, not the contents: call Event.Validate for that.
-// Errors wrap ErrUndecodable, ErrWrongType or ErrVersion.
+// Errors wrap ErrUndecodable, ErrWrongType or ErrVersion, or ErrLimit for a
+// payload nested deeper than MaxNesting.
 func DecodeEvent(b []byte, ev *Event) error {
 	*ev = Event{}
 	if err := decode(b, ev); err != nil {
@@ -97,6 +98,9 @@ var decoders = sync.Pool{New: func() any {
 func decode(b []byte, v any) error {
 	if len(b) == 0 || !isMap(b[0]) {
 		return ErrUndecodable
+	}
+	if err := checkShape(b); err != nil {
+		return err
 	}
 	d := decoders.Get().(*decoder)
 	defer decoders.Put(d)

@@ -126,6 +126,7 @@ func TestDecodeEventErrors(t *testing.T) {
 		{name: "tools as a map", in: callWith("tools", map[string]any{"read_file": "{}"}), want: event.ErrWrongType, field: "tools"},
 		{name: "a tool as a string", in: callWith("tools", []any{"read_file"}), want: event.ErrWrongType, field: "tools[0]"},
 		{name: "a tool name as an integer", in: callWith("tools", []any{map[string]any{"name": 1, "schema": "{}"}}), want: event.ErrWrongType, field: "tools[0].name"},
+		{name: "a tool kind as an integer", in: callWith("tools", []any{map[string]any{"name": "bash", "kind": 1}}), want: event.ErrWrongType, field: "tools[0].kind"},
 		{name: "a document schema as a map", in: callWith("docs", []any{map[string]any{"name": "plan", "schema": map[string]any{}}}), want: event.ErrWrongType, field: "docs[0].schema"},
 		{name: "outputs as a string", in: callWith("outputs", "a.go"), want: event.ErrWrongType, field: "outputs"},
 		{name: "an output as an integer", in: callWith("outputs", []any{"a.go", 2}), want: event.ErrWrongType, field: "outputs[1]"},
@@ -289,10 +290,10 @@ func TestDecodeDecisionErrors(t *testing.T) {
 }
 
 // TestDecodeDecisionUnknownKind checks that a decision kind newer than this
-// package decodes, so an agent can recognise it and ignore it. 11 is the
+// package decodes, so an agent can recognise it and ignore it. 12 is the
 // first code this version does not define.
 func TestDecodeDecisionUnknownKind(t *testing.T) {
-	for _, k := range []int{11, 12, 255} {
+	for _, k := range []int{12, 13, 255} {
 		b := pack(map[string]any{"v": 1, "k": k, "tn": tenant, "run": run, "seq": 3, "ts": t0, "call": "c1", "future": true})
 		var d event.Decision
 		if err := event.DecodeDecision(b, &d); err != nil {
@@ -313,7 +314,8 @@ func TestKinds(t *testing.T) {
 	}{
 		{1, "run_start", "run"}, {2, "run_end", "run"}, {3, "step", "step"}, {4, "call", "call"},
 		{5, "result", "result"}, {6, "heartbeat", "hb"}, {7, "timer", "timer"}, {8, "round", "round"},
-		{0, "kind(0)", ""}, {9, "kind(9)", ""},
+		{9, "turn", "turn"}, {10, "resume", "resume"}, {11, "compaction", "compact"},
+		{0, "kind(0)", ""}, {12, "kind(12)", ""},
 	}
 	for _, tt := range events {
 		if tt.k.String() != tt.name || tt.k.Token() != tt.token || tt.k.Valid() != (tt.token != "") {
@@ -335,11 +337,12 @@ func TestKinds(t *testing.T) {
 		{event.Pressure, "pressure", "pressure", false},
 		{event.Output, "output", "output", false},
 		{event.Settled, "settled", "settled", false},
+		{event.Resumed, "resumed", "resumed", false},
 		{0, "decision(0)", "", false},
-		{11, "decision(11)", "", false},
+		{12, "decision(12)", "", false},
 	}
 	for i, tt := range decisions {
-		if i < 10 && int(tt.k) != i+1 {
+		if i < 11 && int(tt.k) != i+1 {
 			t.Errorf("%s has code %d, want %d", tt.name, uint8(tt.k), i+1)
 		}
 		if tt.k.String() != tt.name || tt.k.Token() != tt.token || tt.k.IsVerdict() != tt.verdict || tt.k.Valid() != (tt.token != "") {
@@ -412,11 +415,17 @@ func TestValidate(t *testing.T) {
 			e.Seq, e.Timer, e.Gen = 0, "lease", 2
 		case event.KindRound:
 			e.Calls, e.Wait = []string{"c1", "c2"}, 30000
+		case event.KindTurn:
+			e.Turn = 2
+		case event.KindResume:
+			e.By, e.Why = "ops-alice", "the build server is back"
+		case event.KindCompact:
+			e.Context, e.Window = 40000, 200000
 		}
 		base[k] = e
 	}
-	if len(base) != 8 {
-		t.Fatalf("%d event kinds; this table knows 8", len(base))
+	if len(base) != 11 {
+		t.Fatalf("%d event kinds; this table knows 11", len(base))
 	}
 	dig := event.Digest([]byte("package main"))
 	names := func(prefix string, n int) []string {
@@ -441,7 +450,7 @@ func TestValidate(t *testing.T) {
 	}
 	tests := []tc{
 		{name: "kind 0", kind: event.KindHeartbeat, mutate: func(e *event.Event) { e.Kind = 0 }, field: "k"},
-		{name: "kind 9, the first unknown to this version", kind: event.KindHeartbeat, mutate: func(e *event.Event) { e.Kind = 9 }, field: "k"},
+		{name: "kind 12, the first unknown to this version", kind: event.KindHeartbeat, mutate: func(e *event.Event) { e.Kind = 12 }, field: "k"},
 		{name: "kind 255", kind: event.KindHeartbeat, mutate: func(e *event.Event) { e.Kind = 255 }, field: "k"},
 		{name: "seq 0 (missing)", kind: event.KindStep, mutate: func(e *event.Event) { e.Seq = 0 }, field: "seq"},
 		{name: "negative seq", kind: event.KindStep, mutate: func(e *event.Event) { e.Seq = -1 }, field: "seq"},
@@ -567,6 +576,18 @@ func TestValidate(t *testing.T) {
 		{name: "an empty call id", kind: event.KindRound, mutate: func(e *event.Event) { e.Calls = []string{""} }, field: "calls[0]"},
 		{name: "wait 0, no deadline", kind: event.KindRound, mutate: func(e *event.Event) { e.Wait = 0 }},
 		{name: "a negative wait", kind: event.KindRound, mutate: func(e *event.Event) { e.Wait = -1 }, field: "wait"},
+		{name: "a turn without a number", kind: event.KindTurn, mutate: func(e *event.Event) { e.Turn = 0 }},
+		{name: "a negative turn", kind: event.KindTurn, mutate: func(e *event.Event) { e.Turn = -1 }, field: "turn"},
+		{name: "a resume without by", kind: event.KindResume, mutate: func(e *event.Event) { e.By = "" }, field: "by"},
+		{name: "a resume by a name with a newline", kind: event.KindResume, mutate: func(e *event.Event) { e.By = "ops\n" }, field: "by"},
+		{name: "a resume without why", kind: event.KindResume, mutate: func(e *event.Event) { e.Why = "" }, field: "why"},
+		{name: "a why of 1024 bytes", kind: event.KindResume, mutate: func(e *event.Event) { e.Why = strings.Repeat("w", event.MaxWhyLen) }},
+		{name: "a why of 1025 bytes", kind: event.KindResume, mutate: func(e *event.Event) { e.Why = strings.Repeat("w", event.MaxWhyLen+1) }, field: "why"},
+		{name: "a compaction without usage", kind: event.KindCompact, mutate: func(e *event.Event) { e.Context, e.Window = 0, 0 }},
+		{name: "a negative ctx on a compaction", kind: event.KindCompact, mutate: func(e *event.Event) { e.Context = -1 }, field: "ctx"},
+		{name: "a text digest of 256 bytes", kind: event.KindStep, mutate: func(e *event.Event) { e.TextDig = strings.Repeat("d", event.MaxDigestLen) }},
+		{name: "a text digest of 257 bytes", kind: event.KindStep, mutate: func(e *event.Event) { e.TextDig = strings.Repeat("d", event.MaxDigestLen+1) }, field: "tdig"},
+		{name: "a text digest with a tab", kind: event.KindStep, mutate: func(e *event.Event) { e.TextDig = "sha256:\tab" }, field: "tdig"},
 		{name: "round rules on a step are not checked", kind: event.KindStep, mutate: func(e *event.Event) { e.Calls, e.Wait = []string{"c1", "c1"}, -1 }},
 
 		// Timer.

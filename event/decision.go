@@ -23,6 +23,7 @@ const (
 	Pressure DecisionKind = 8  // the context crossed Level percent of the window
 	Output   DecisionKind = 9  // the bounded view of a result for the model
 	Settled  DecisionKind = 10 // every result of a round is in, or its wait ran out
+	Resumed  DecisionKind = 11 // the stopped run goes on: a resume was accepted
 )
 
 var decisionNames = [...]string{
@@ -36,6 +37,7 @@ var decisionNames = [...]string{
 	Pressure: "pressure",
 	Output:   "output",
 	Settled:  "settled",
+	Resumed:  "resumed",
 }
 
 // Valid reports whether k is a decision kind of this version of the contract.
@@ -67,7 +69,7 @@ func (k DecisionKind) Token() string {
 		return "advice"
 	case Allow, Repair, Reject, Defer, Stale:
 		return "verdict"
-	case Stop, Pressure, Output, Settled:
+	case Stop, Pressure, Output, Settled, Resumed:
 		return decisionNames[k]
 	}
 	return ""
@@ -104,6 +106,7 @@ type Decision struct {
 
 	Calls   []string `msgpack:"calls,omitempty"`   // the round's calls in call-id order, for settled
 	Missing []string `msgpack:"missing,omitempty"` // calls whose results did not come in time, for settled
+	Refused []string `msgpack:"refused,omitempty"` // calls the guard refused, which have no result, for settled
 }
 
 // Counter is a named count that led to a decision, such as repeat=5.
@@ -112,12 +115,14 @@ type Counter struct {
 	Value int64  `msgpack:"v"`
 }
 
-// Diag is one validation failure: where, what was expected, what was found.
+// Diag is one validation failure, or one repair: where, what was expected,
+// what was found, and, for a repair, which one was made.
 type Diag struct {
-	Path string `msgpack:"path"`           // JSON Pointer to the failing value, such as "/path"
-	Want string `msgpack:"want,omitempty"` // what the schema expects there
-	Got  string `msgpack:"got,omitempty"`  // what the value is
-	Msg  string `msgpack:"msg"`            // the failure in a sentence
+	Path   string `msgpack:"path"`             // JSON Pointer to the failing value, such as "/path"
+	Want   string `msgpack:"want,omitempty"`   // what the schema expects there
+	Got    string `msgpack:"got,omitempty"`    // what the value is
+	Msg    string `msgpack:"msg"`              // the failure in a sentence
+	Repair string `msgpack:"repair,omitempty"` // the named repair that changed the value, such as "trailing_comma"
 }
 
 // Truncation describes a bounded view of an output: the reference designs'

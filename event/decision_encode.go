@@ -11,7 +11,7 @@ func (d *Decision) EncodeMsgpack(enc *msgpack.Encoder) error {
 	w := fieldWriter{enc: enc}
 	w.mapLen(6 + count(d.Call != "", d.Guard != "", d.Reason != "", d.Rule != "", d.Outcome != "",
 		d.Msg != "", d.Steer != nil, len(d.Counts) > 0, d.Args != "", len(d.Diags) > 0, len(d.Near) > 0,
-		d.Level != 0, d.View != "", d.Ref != nil, d.Trunc != nil, len(d.Calls) > 0, len(d.Missing) > 0))
+		d.Level != 0, d.View != "", d.Ref != nil, d.Trunc != nil, len(d.Calls) > 0, len(d.Missing) > 0, len(d.Refused) > 0))
 	w.int("v", int64(d.V))
 	w.key("k")
 	w.err1(enc.EncodeUint(uint64(d.Kind)))
@@ -76,6 +76,9 @@ func (d *Decision) EncodeMsgpack(enc *msgpack.Encoder) error {
 	}
 	if len(d.Missing) > 0 {
 		w.value("missing", d.Missing)
+	}
+	if len(d.Refused) > 0 {
+		w.value("refused", d.Refused)
 	}
 	return w.err
 }

@@ -17,6 +17,10 @@ var (
 	ErrVersion = errors.New("event: unsupported version")
 	// ErrInvalid: a field is missing or holds a value the contract forbids.
 	ErrInvalid = errors.New("event: invalid field")
+	// ErrLimit: a field, or the payload's nesting, is over one of the
+	// limits on what a sender controls (limits.go). It wraps ErrInvalid:
+	// an event over a limit breaks the contract like any invalid field.
+	ErrLimit = fmt.Errorf("%w: over a size limit", ErrInvalid)
 )
 
 // FieldError reports a problem with one field. Err is one of the sentinel
@@ -33,4 +37,8 @@ func (e *FieldError) Unwrap() error { return e.Err }
 
 func invalid(field, format string, args ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalid}
+}
+
+func overLimit(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrLimit}
 }

@@ -37,6 +37,7 @@ type Event struct {
 	Planning  bool   `msgpack:"plan,omitempty"`   // the step planned rather than acted
 	Doc       string `msgpack:"doc,omitempty"`    // a structured document the step produced, as JSON text
 	DocSchema string `msgpack:"schema,omitempty"` // name of the declared schema Doc must satisfy
+	TextDig   string `msgpack:"tdig,omitempty"`   // a digest of the assistant's text in this step, compared for equality only
 
 	// Tool call and result.
 	Call string `msgpack:"call,omitempty"` // call id, unique within the run, a subject token
@@ -51,6 +52,11 @@ type Event struct {
 	Exit    int64      `msgpack:"exit,omitempty"`   // the process exit code, for tools that run one
 	Verify  bool       `msgpack:"verify,omitempty"` // the result verifies the work (tests, build)
 	Changes *Changes   `msgpack:"chg,omitempty"`    // what an editing call changed
+	// Abandoned says the agent gave up on the call and never ran it, for
+	// example because no verdict came in time. The result then carries no
+	// outcome (Err, Out, Ref, Exit, Verify and Changes are zero), and the
+	// guards count it neither as a failure nor as a success.
+	Abandoned bool `msgpack:"abandoned,omitempty"`
 
 	// Round.
 	Calls []string `msgpack:"calls,omitempty"` // ids of the calls of the round
@@ -59,16 +65,48 @@ type Event struct {
 	// Timer.
 	Timer string `msgpack:"timer,omitempty"` // the timer's name, such as "lease"
 	Gen   int64  `msgpack:"gen,omitempty"`   // the seq of the event that set the timer
+
+	// Resume.
+	By  string `msgpack:"by,omitempty"`  // who resumes the run: a user or operator id
+	Why string `msgpack:"why,omitempty"` // why, in a sentence
+
+	// Auth is who the transport vouches for, set by the runner from what
+	// it trusts (never read from the payload): guard-consumer checks a
+	// resume against it when it is set, and against By otherwise.
+	Auth string `msgpack:"-"`
 }
 
 // Schema names a JSON Schema (draft 2020-12) given as JSON text.
 type Schema struct {
 	Name   string `msgpack:"name"`
 	Schema string `msgpack:"schema"`
+	// Kind, on a declared tool, says what the tool does, when the agent
+	// knows it: the guards that read commands and paths out of calls go by
+	// it before the tool's name and schema. Left out, they go by those
+	// alone. A kind this version does not know is read as none, so later
+	// versions can add kinds. On a document schema it means nothing and is
+	// ignored.
+	Kind ToolKind `msgpack:"kind,omitempty"`
 }
 
-// OutputRef locates a tool's full output in the guard_outputs object
-// store, where it is named by its digest.
+// ToolKind is what a declared tool does.
+type ToolKind string
+
+// Tool kinds.
+const (
+	// ToolShell runs the shell command in its arguments (under a key of
+	// the policy's tools.shell_keys: command, cmd, script).
+	ToolShell ToolKind = "shell"
+	// ToolRead reads, lists or searches, and changes nothing: not a shell,
+	// whatever its schema looks like.
+	ToolRead ToolKind = "read"
+	// ToolEdit creates, changes, moves or deletes the files its arguments
+	// name: a write tool, as the policy's tools.write_tools are.
+	ToolEdit ToolKind = "edit"
+)
+
+// OutputRef locates a tool's full output in the GUARD_OUTPUTS stream,
+// where it is named by its digest within its tenant.
 type OutputRef struct {
 	Digest string `msgpack:"dig"`  // "sha256:" and the lower-case hex SHA-256 of the output
 	Size   int64  `msgpack:"size"` // bytes

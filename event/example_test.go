@@ -86,7 +86,7 @@ func ExampleDecodeEvent() {
 }
 
 // A large output travels by reference: the agent puts its bytes in the
-// guard_outputs object store under their digest, then publishes the result
+// output store (the GUARD_OUTPUTS stream) under their digest, then publishes the result
 // with ref instead of out.
 func ExampleDigest() {
 	out := []byte("hello")

@@ -1,5 +1,7 @@
 package event
 
+import "slices"
+
 // Reason is the typed cause of a reject or a stop. The set is closed and the
 // strings are stable; docs/wire.md lists what each one means.
 type Reason string
@@ -61,7 +63,7 @@ const (
 	// SteerAvoidRepeat: do not repeat the call with signature Sig; change the
 	// arguments or the approach.
 	SteerAvoidRepeat SteerKind = "avoid_repeat"
-	// SteerVaryApproach: Tool has been called many times in a row with
+	// SteerVaryApproach: Tool has failed several times in a row with
 	// different arguments; step back and consider another tool or delegate.
 	SteerVaryApproach SteerKind = "vary_approach"
 	// SteerReadErrors: several rounds in a row failed; re-read the error
@@ -76,6 +78,11 @@ const (
 	// SteerNarrowScope: Tool reached its fan-out budget; narrow the search
 	// or delegate. Further calls of it are refused.
 	SteerNarrowScope SteerKind = "narrow_scope"
+	// SteerSlowDown: the run sent events faster than its admission limit
+	// allows; those over it were dropped (dead letters of reason
+	// rate_limited). Send fewer, and resend nothing: a call whose verdict
+	// did not come is refused.
+	SteerSlowDown SteerKind = "slow_down"
 	// SteerSoftLimit: a soft limit was exceeded; wrap up.
 	SteerSoftLimit SteerKind = "soft_limit"
 	// SteerFixArgs: the call's arguments were invalid; correct them as the
@@ -92,4 +99,31 @@ const (
 	// SteerCommitPlan: the run keeps planning without changing anything;
 	// commit to a plan and act.
 	SteerCommitPlan SteerKind = "commit_plan"
+	// SteerRepeatMessage: the assistant said the same thing several times
+	// with no tool result between; act on it or answer differently.
+	SteerRepeatMessage SteerKind = "repeat_message"
+	// SteerCompactionLoop: the context was compacted several times in a
+	// row without progress; stop and report, or shed context differently.
+	SteerCompactionLoop SteerKind = "compaction_loop"
 )
+
+// reasons and steerKinds list the closed sets, for Valid.
+var (
+	reasons = []Reason{
+		ReasonLoopDetected, ReasonTooManyMistakes, ReasonSystemError, ReasonInvalidEvent, ReasonLimitExceeded,
+		ReasonLeaseExpired, ReasonUnknownTool, ReasonInvalidArgs, ReasonInvalidOutput, ReasonPolicyViolation,
+		ReasonHallucinatedSuccess, ReasonPlanningLoop,
+	}
+	steerKinds = []SteerKind{
+		SteerAvoidRepeat, SteerVaryApproach, SteerReadErrors, SteerBreakCycle, SteerOverride, SteerNarrowScope,
+		SteerSoftLimit, SteerFixArgs, SteerZeroResults, SteerPathEscape, SteerTestEdit, SteerCommitPlan,
+		SteerRepeatMessage, SteerCompactionLoop, SteerSlowDown,
+	}
+)
+
+// Valid reports whether r is a reason of this version of the contract.
+func (r Reason) Valid() bool { return slices.Contains(reasons, r) }
+
+// Valid reports whether k is a steer constraint of this version of the
+// contract.
+func (k SteerKind) Valid() bool { return slices.Contains(steerKinds, k) }

@@ -334,7 +334,7 @@ func TestSchemasReject(t *testing.T) {
 		{"not an object", "event/call", nil},
 
 		{"decision kind 0", "decision/allow", func(m map[string]any) { m["k"] = int64(0) }},
-		{"decision kind 11", "decision/allow", func(m map[string]any) { m["k"] = int64(11) }},
+		{"decision kind 12", "decision/allow", func(m map[string]any) { m["k"] = int64(12) }},
 		{"decision with a negative seq", "decision/allow", func(m map[string]any) { m["seq"] = int64(-1) }},
 		{"verdict without a call id", "decision/allow", func(m map[string]any) { delete(m, "call") }},
 		{"defer without a call id", "decision/defer", func(m map[string]any) { delete(m, "call") }},
@@ -590,6 +590,10 @@ func TestSchemasAgreeOnTheRules(t *testing.T) {
 		{"a tool name of 257 bytes", "event/run_start_full", set("tools", []any{tool(strings.Repeat("t", event.MaxToolLen+1))}), "tools[0].name"},
 		{"a tool declared twice", "event/run_start_full", set("tools", []any{tool("read_file"), tool("read_file")}), "tools[1].name"},
 		{"a tool without a schema", "event/run_start_full", set("tools", []any{map[string]any{"name": "read_file"}}), ""},
+		{"a tool of each kind", "event/run_start_full", set("tools", []any{map[string]any{"name": "sh", "kind": "shell"}, map[string]any{"name": "rd", "kind": "read"}, map[string]any{"name": "ed", "kind": "edit"}}), ""},
+		{"a tool kind a later version may add", "event/run_start_full", set("tools", []any{map[string]any{"name": "browse", "kind": "browser"}}), ""},
+		{"a tool kind with a newline", "event/run_start_full", set("tools", []any{tool("read_file"), map[string]any{"name": "x", "kind": "she\nll"}}), "tools[1].kind"},
+		{"an empty tool kind", "event/run_start_full", set("tools", []any{map[string]any{"name": "x", "kind": ""}}), ""},
 		{"a document schema declared twice", "event/run_start_full", set("docs", []any{map[string]any{"name": "plan", "schema": planSchema}, map[string]any{"name": "plan", "schema": planSchema}}), "docs[1].name"},
 		{"a document schema named like a tool", "event/run_start_full", set("docs", []any{map[string]any{"name": "read_file", "schema": planSchema}}), ""},
 		{"a document schema without a name", "event/run_start_full", set("docs", []any{map[string]any{"schema": planSchema}}), "docs[0].name"},
@@ -633,6 +637,17 @@ func TestSchemasAgreeOnTheRules(t *testing.T) {
 		{"negative hunks changed", "event/result_ref", in("chg", "hunks", int64(-1)), "chg"},
 		{"an empty chg", "event/result_ref", set("chg", map[string]any{}), ""},
 		{"a negative exit code", "event/result_ref", set("exit", int64(-9)), ""},
+		{"abandoned false with an outcome", "event/result_ref", set("abandoned", false), ""},
+		{"abandoned with err", "event/result_abandoned", set("err", true), "abandoned"},
+		{"abandoned with err false", "event/result_abandoned", set("err", false), ""},
+		{"abandoned with out", "event/result_abandoned", set("out", "not run"), "abandoned"},
+		{"abandoned with an empty out", "event/result_abandoned", set("out", ""), ""},
+		{"abandoned with a ref", "event/result_abandoned", set("ref", map[string]any{"dig": event.Digest(nil), "size": int64(0)}), "abandoned"},
+		{"abandoned with an exit code", "event/result_abandoned", set("exit", int64(1)), "abandoned"},
+		{"abandoned with exit 0", "event/result_abandoned", set("exit", int64(0)), ""},
+		{"abandoned with verify", "event/result_abandoned", set("verify", true), "abandoned"},
+		{"abandoned with chg", "event/result_abandoned", set("chg", map[string]any{}), "abandoned"},
+		{"abandoned without a call id", "event/result_abandoned", del("call"), "call"},
 
 		{"a round of one call", "event/round", set("calls", []any{"c20"}), ""},
 		{"a round of 256 calls", "event/round", set("calls", list(event.MaxRoundCalls, func(i int) any { return fmt.Sprint("c", i) })), ""},
@@ -644,6 +659,20 @@ func TestSchemasAgreeOnTheRules(t *testing.T) {
 		{"an empty call id", "event/round", set("calls", []any{""}), "calls[0]"},
 		{"wait 0", "event/round", set("wait", int64(0)), ""},
 		{"a negative wait", "event/round", set("wait", int64(-1)), "wait"},
+		{"a turn without a number", "event/turn", del("turn"), ""},
+		{"a negative turn", "event/turn", set("turn", int64(-1)), "turn"},
+		{"a resume without by", "event/resume", del("by"), "by"},
+		{"a resume by an empty name", "event/resume", set("by", ""), "by"},
+		{"a resume by a name with a newline", "event/resume", set("by", "ops\n"), "by"},
+		{"a resume without why", "event/resume", del("why"), "why"},
+		{"a why with a control character", "event/resume", set("why", "go\u0007on"), "why"},
+		{"a why of 1024 bytes", "event/resume", set("why", strings.Repeat("w", event.MaxWhyLen)), ""},
+		{"a why of 1025 bytes", "event/resume", set("why", strings.Repeat("w", event.MaxWhyLen+1)), "why"},
+		{"a compaction without usage", "event/compaction", func(m map[string]any) { delete(m, "ctx"); delete(m, "win") }, ""},
+		{"a negative win on a compaction", "event/compaction", set("win", int64(-1)), "win"},
+		{"a text digest of 256 bytes", "event/step_digest", set("tdig", strings.Repeat("d", event.MaxDigestLen)), ""},
+		{"a text digest of 257 bytes", "event/step_digest", set("tdig", strings.Repeat("d", event.MaxDigestLen+1)), "tdig"},
+		{"an empty text digest", "event/step_digest", set("tdig", ""), ""},
 
 		{"a timer with seq 3", "event/timer", set("seq", int64(3)), "seq"},
 		{"a timer with seq 1", "event/timer", set("seq", int64(1)), "seq"},
@@ -672,22 +701,7 @@ func TestSchemasAgreeOnTheRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			typ, m := vectorJSON(t, tt.vector)
-			tt.mutate(m)
-			schemaErr := schemaFor(t, typ, m).Validate(m)
-			goErr := decodeAndValidate(t, m)
-			if tt.field == "" {
-				if schemaErr != nil || goErr != nil {
-					t.Errorf("want it accepted; schema says %v, Go says %v", schemaErr, goErr)
-				}
-				return
-			}
-			if schemaErr == nil {
-				t.Errorf("the %s schema accepts it; want it refused", schemaName(typ, m))
-			}
-			if p := problem(goErr, event.ErrInvalid, tt.field); p != "" {
-				t.Errorf("Go: %s", p)
-			}
+			schemaAndGoAgree(t, tt.vector, tt.mutate, tt.field, event.ErrInvalid)
 		})
 	}
 }
@@ -710,14 +724,7 @@ func TestSchemaLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			typ, m := vectorJSON(t, tt.vector)
-			tt.mutate(m)
-			if err := schemaFor(t, typ, m).Validate(m); err != nil {
-				t.Errorf("the schema refuses it (%v); docs/wire.md says it cannot", err)
-			}
-			if p := problem(decodeAndValidate(t, m), event.ErrInvalid, tt.field); p != "" {
-				t.Errorf("Go: %s", p)
-			}
+			onlyGoRefuses(t, tt.vector, tt.mutate, tt.field, event.ErrInvalid)
 		})
 	}
 }
@@ -807,5 +814,44 @@ func TestNamePattern(t *testing.T) {
 	}
 	if got := sharedDef(t, "name")["maxLength"]; got != float64(event.MaxToolLen) {
 		t.Errorf("name maxLength %v, want event.MaxToolLen (%d)", got, event.MaxToolLen)
+	}
+}
+
+// schemaAndGoAgree mutates the JSON form of vector and checks that the
+// event's JSON Schema and the Go decoder agree on it: both accept it when
+// field is empty, else the schema refuses it and Go fails with want on
+// field.
+func schemaAndGoAgree(t *testing.T, vector string, mutate func(map[string]any), field string, want error) {
+	t.Helper()
+	typ, m := vectorJSON(t, vector)
+	mutate(m)
+	schemaErr := schemaFor(t, typ, m).Validate(m)
+	goErr := decodeAndValidate(t, m)
+	if field == "" {
+		if schemaErr != nil || goErr != nil {
+			t.Errorf("want it accepted; schema says %v, Go says %v", schemaErr, goErr)
+		}
+		return
+	}
+	if schemaErr == nil {
+		t.Errorf("the %s schema accepts it; want it refused", schemaName(typ, m))
+	}
+	if p := problem(goErr, want, field); p != "" {
+		t.Errorf("Go: %s", p)
+	}
+}
+
+// onlyGoRefuses mutates the JSON form of vector into an event the schema
+// cannot refuse, as docs/wire.md says, and checks that the schema accepts
+// it while Go fails with want on field.
+func onlyGoRefuses(t *testing.T, vector string, mutate func(map[string]any), field string, want error) {
+	t.Helper()
+	typ, m := vectorJSON(t, vector)
+	mutate(m)
+	if err := schemaFor(t, typ, m).Validate(m); err != nil {
+		t.Errorf("the schema refuses it (%v); docs/wire.md says it cannot", err)
+	}
+	if p := problem(decodeAndValidate(t, m), want, field); p != "" {
+		t.Errorf("Go: %s", p)
 	}
 }

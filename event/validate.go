@@ -13,6 +13,8 @@ const (
 	MaxRoundCalls = 256 // calls in one round
 	MaxDeclared   = 256 // tools, documents or outputs declared at run start
 	MinLease      = 1000
+	MaxDigestLen  = 256  // bytes of a step's text digest
+	MaxWhyLen     = 1024 // bytes of a resume's why
 	digestPrefix  = "sha256:"
 )
 
@@ -39,6 +41,9 @@ func (ev *Event) Validate() error {
 	if ev.TS <= 0 {
 		return invalid("ts", "missing; want milliseconds since the Unix epoch")
 	}
+	if err := ev.checkSizes(); err != nil {
+		return err
+	}
 	switch ev.Kind {
 	case KindRunStart:
 		return ev.validateStart()
@@ -57,6 +62,19 @@ func (ev *Event) Validate() error {
 		}
 	case KindRound:
 		return ev.validateRound()
+	case KindTurn:
+		if ev.Turn < 0 {
+			return invalid("turn", "got %d; want 0 or more", ev.Turn)
+		}
+	case KindResume:
+		if err := checkName("by", ev.By); err != nil {
+			return err
+		}
+		if ev.Why == "" || len(ev.Why) > MaxWhyLen || !printable(ev.Why) {
+			return invalid("why", "want a reason of 1 to %d bytes of printable UTF-8", MaxWhyLen)
+		}
+	case KindCompact:
+		return nonNegative(intField{"ctx", ev.Context}, intField{"win", ev.Window})
 	case KindTimer:
 		if err := CheckID(ev.Timer); err != nil {
 			return invalid("timer", "%v; timer names are subject tokens", err)
@@ -80,7 +98,7 @@ func (ev *Event) validateStart() error {
 		schemas []Schema
 	}{{"tools", ev.Tools}, {"docs", ev.Docs}} {
 		if len(d.schemas) > MaxDeclared {
-			return invalid(d.key, "%d declared; the limit is %d", len(d.schemas), MaxDeclared)
+			return overLimit(d.key, "%d declared; the limit is %d", len(d.schemas), MaxDeclared)
 		}
 		seen := make(map[string]bool, len(d.schemas))
 		for i, s := range d.schemas {
@@ -92,10 +110,15 @@ func (ev *Event) validateStart() error {
 				return invalid(field, "%q is declared twice", s.Name)
 			}
 			seen[s.Name] = true
+			if s.Kind != "" {
+				if err := checkName(fmt.Sprintf("%s[%d].kind", d.key, i), string(s.Kind)); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if len(ev.Outputs) > MaxDeclared {
-		return invalid("outputs", "%d declared; the limit is %d", len(ev.Outputs), MaxDeclared)
+		return overLimit("outputs", "%d declared; the limit is %d", len(ev.Outputs), MaxDeclared)
 	}
 	for i, o := range ev.Outputs {
 		if o == "" || !printable(o) {
@@ -106,13 +129,12 @@ func (ev *Event) validateStart() error {
 }
 
 func (ev *Event) validateStep() error {
-	for _, n := range []struct {
-		key string
-		v   int64
-	}{{"step", ev.Step}, {"turn", ev.Turn}, {"tin", ev.TokensIn}, {"tout", ev.TokensOut}, {"cost", ev.Cost}, {"ctx", ev.Context}, {"win", ev.Window}} {
-		if n.v < 0 {
-			return invalid(n.key, "got %d; want 0 or more", n.v)
-		}
+	if err := nonNegative(intField{"step", ev.Step}, intField{"turn", ev.Turn}, intField{"tin", ev.TokensIn}, intField{"tout", ev.TokensOut},
+		intField{"cost", ev.Cost}, intField{"ctx", ev.Context}, intField{"win", ev.Window}); err != nil {
+		return err
+	}
+	if ev.TextDig != "" && (len(ev.TextDig) > MaxDigestLen || !printable(ev.TextDig)) {
+		return invalid("tdig", "want a digest of 1 to %d bytes of printable UTF-8", MaxDigestLen)
 	}
 	if ev.DocSchema != "" && ev.Doc == "" {
 		return invalid("doc", "missing; schema %q names the document's schema but there is no document", ev.DocSchema)
@@ -138,12 +160,18 @@ func (ev *Event) validateResult() error {
 	if c := ev.Changes; c != nil && (c.Files < 0 || c.Lines < 0 || c.Hunks < 0) {
 		return invalid("chg", "counts of changed files, lines and hunks must be 0 or more")
 	}
+	if ev.Abandoned && (ev.Err || ev.Out != "" || ev.Ref != nil || ev.Exit != 0 || ev.Verify || ev.Changes != nil) {
+		return invalid("abandoned", "an abandoned call did not run, so its result carries no err, out, ref, exit, verify or chg")
+	}
 	return nil
 }
 
 func (ev *Event) validateRound() error {
-	if len(ev.Calls) == 0 || len(ev.Calls) > MaxRoundCalls {
-		return invalid("calls", "%d calls; want 1 to %d", len(ev.Calls), MaxRoundCalls)
+	if len(ev.Calls) > MaxRoundCalls {
+		return overLimit("calls", "%d calls; the limit is %d", len(ev.Calls), MaxRoundCalls)
+	}
+	if len(ev.Calls) == 0 {
+		return invalid("calls", "no calls; want 1 to %d", MaxRoundCalls)
 	}
 	seen := make(map[string]bool, len(ev.Calls))
 	for i, c := range ev.Calls {
@@ -162,6 +190,22 @@ func (ev *Event) validateRound() error {
 	return nil
 }
 
+// intField is an integer key and its value, for nonNegative.
+type intField struct {
+	key string
+	v   int64
+}
+
+// nonNegative reports the first field below 0.
+func nonNegative(fs ...intField) error {
+	for _, f := range fs {
+		if f.v < 0 {
+			return invalid(f.key, "got %d; want 0 or more", f.v)
+		}
+	}
+	return nil
+}
+
 func checkCallID(field, id string) error {
 	if err := CheckID(id); err != nil {
 		return invalid(field, "%v", err)
@@ -170,7 +214,10 @@ func checkCallID(field, id string) error {
 }
 
 func checkName(field, name string) error {
-	if name == "" || len(name) > MaxToolLen || !printable(name) {
+	if err := nameLen(field, name); err != nil {
+		return err
+	}
+	if name == "" || !printable(name) {
 		return invalid(field, "want a name of 1 to %d bytes of printable UTF-8", MaxToolLen)
 	}
 	return nil

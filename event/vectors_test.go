@@ -79,10 +79,12 @@ const (
 	sigRead = "1b7e5bb760b98528"
 	sigEdit = "c0ffee00deadbeef"
 
-	readSchema = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`
-	editSchema = `{"type":"object","properties":{"path":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"}},"required":["path","old","new"],"additionalProperties":false}`
-	planSchema = `{"type":"object","properties":{"steps":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["steps"]}`
-	planDoc    = `{"steps":["read src/main.go","fix the comparison","run the tests"]}`
+	readSchema   = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`
+	editSchema   = `{"type":"object","properties":{"path":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"}},"required":["path","old","new"],"additionalProperties":false}`
+	bashSchema   = `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer"}},"required":["command"]}`
+	searchSchema = `{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`
+	planSchema   = `{"type":"object","properties":{"steps":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["steps"]}`
+	planDoc      = `{"steps":["read src/main.go","fix the comparison","run the tests"]}`
 )
 
 // Outputs too large to send inline: testOut has 4000 lines (144000
@@ -168,19 +170,44 @@ func sources() []source {
 				e.Docs = []event.Schema{{Name: "plan", Schema: planSchema}}
 				e.Outputs = []string{"src/main.go", "CHANGELOG.md"}
 			})),
+		evSrc("run_start_tool_kinds", "declared tools that say what they do: OpenHands' shell tool, a search tool whose free-text query is no command, and an editor; a kind on a document schema is ignored",
+			with(ev(event.KindRunStart, 1), func(e *event.Event) {
+				e.Agent, e.Workspace = "openhands", "/workspace"
+				e.Tools = []event.Schema{
+					{Name: "execute_bash", Schema: bashSchema, Kind: event.ToolShell},
+					{Name: "search", Schema: searchSchema, Kind: event.ToolRead},
+					{Name: "edit_file", Schema: editSchema, Kind: event.ToolEdit},
+				}
+				e.Docs = []event.Schema{{Name: "plan", Schema: planSchema, Kind: "report"}}
+			})),
 		evSrc("step_full", "every field of a step: its turn, token use, cost in micro-USD, context use, and the plan document it produced", with(ev(event.KindStep, 2), func(e *event.Event) {
 			e.Step, e.Turn, e.TokensIn, e.TokensOut, e.Cost, e.Context, e.Window = 1, 1, 12000, 350, 41250, 12350, 200000
 			e.Planning, e.Doc, e.DocSchema = true, planDoc, "plan"
 		})),
-		evSrc("result_ref", "a result by reference: the output is the line pair \"--- FAIL: TestCompare (0.00s)\\n    main_test.go:12: got false, want true\\n\" 2000 times, put in guard_outputs under its digest; a failed verification that changed two files",
+		evSrc("result_ref", "a result by reference: the output is the line pair \"--- FAIL: TestCompare (0.00s)\\n    main_test.go:12: got false, want true\\n\" 2000 times, put in GUARD_OUTPUTS under its digest; a failed verification that changed two files",
 			with(ev(event.KindResult, 34), func(e *event.Event) {
 				e.Call, e.Tool, e.Err = "c13", "shell", true
 				e.Ref = &event.OutputRef{Digest: event.Digest([]byte(testOut)), Size: int64(len(testOut))}
 				e.Exit, e.Verify = 1, true
 				e.Changes = &event.Changes{Files: 2, Lines: 6, Hunks: 3, Paths: []string{"src/main.go", "src/util.go"}}
 			})),
+		evSrc("result_abandoned", "the agent gave up on call c3 before it ran (no verdict came in time): no outcome, and the call's tool repeated",
+			with(ev(event.KindResult, 9), func(e *event.Event) {
+				e.Call, e.Tool, e.Abandoned = "c3", "shell", true
+			})),
 		evSrc("round", "a parallel round of three calls, published before them", with(ev(event.KindRound, 40), func(e *event.Event) {
 			e.Calls, e.Wait = []string{"c20", "c21", "c22"}, 30000
+		})),
+		evSrc("step_digest", "a step that says what the assistant wrote, by digest: here sha256 of its UTF-8 text \"I will read main.go next.\"; guard-consumer only compares digests for equality", with(ev(event.KindStep, 45), func(e *event.Event) {
+			e.Step, e.TextDig = 9, event.Digest([]byte("I will read main.go next."))
+		})),
+		evSrc("turn", "a user turn: the user's second prompt of the run", with(ev(event.KindTurn, 46), func(e *event.Event) { e.Turn = 2 })),
+		evSrc("turn_next", "a turn without a number: the next turn", ev(event.KindTurn, 46)),
+		evSrc("resume", "an operator resumes the run after a stop, saying why", with(ev(event.KindResume, 48), func(e *event.Event) {
+			e.By, e.Why = "ops-alice", "the build server is back; continue from the last step"
+		})),
+		evSrc("compaction", "the agent compacted its context from 190000 to 40000 tokens", with(ev(event.KindCompact, 49), func(e *event.Event) {
+			e.Context, e.Window = 40000, 200000
 		})),
 		evSrc("timer", "the lease timer the heartbeat at seq 7 set, as the server's scheduler publishes it: seq is 0, and ts is what guard-consumer set",
 			with(ev(event.KindTimer, 0), func(e *event.Event) {
@@ -203,34 +230,40 @@ func sources() []source {
 		})),
 		decSrc("advise", "a steer constraint and a counter", withD(dec(event.Advise, 13), func(d *event.Decision) {
 			d.Call, d.Guard = "c5", "loop"
+			d.Rule = "identical_call"
 			d.Steer = &event.Steer{Kind: event.SteerAvoidRepeat, Sig: sigRead, Tool: "read_file"}
 			d.Counts = []event.Counter{{Name: "repeat", Value: 3}}
 			d.Msg = "you have made this exact read_file call 3 times in a row; change the arguments or the approach"
 		})),
 		decSrc("advise_counters", "several counters, a constraint with a tool but no signature", withD(dec(event.Advise, 21), func(d *event.Decision) {
 			d.Call, d.Guard = "c9", "loop"
+			d.Rule = "same_tool"
 			d.Steer = &event.Steer{Kind: event.SteerVaryApproach, Tool: "grep"}
 			d.Counts = []event.Counter{{Name: "same_tool", Value: 4}, {Name: "window", Value: 6}, {Name: "delta", Value: -1}}
 			d.Msg = "grep was called 4 times in a row with different arguments; step back"
 		})),
 		decSrc("advise_bare", "a constraint with only its kind, answering a result", withD(dec(event.Advise, 14), func(d *event.Decision) {
 			d.Call, d.Guard = "c5", "loop"
+			d.Rule = "mistakes"
 			d.Steer = &event.Steer{Kind: event.SteerReadErrors}
 			d.Counts = []event.Counter{{Name: "mistakes", Value: 3}}
 		})),
 		decSrc("advise_override", "", withD(dec(event.Advise, 19), func(d *event.Decision) {
 			d.Call, d.Guard = "c8", "loop"
+			d.Rule = "identical_call"
 			d.Steer = &event.Steer{Kind: event.SteerOverride, Sig: sigEdit, Tool: "edit_file"}
 			d.Counts = []event.Counter{{Name: "repeat", Value: 5}}
 			d.Msg = "the same edit_file call was made 5 times in a row; this call was refused, and repeating it once more stops the run"
 		})),
 		decSrc("advise_break_cycle", "", withD(dec(event.Advise, 25), func(d *event.Decision) {
 			d.Call, d.Guard = "c11", "loop"
+			d.Rule = "ping_pong"
 			d.Steer = &event.Steer{Kind: event.SteerBreakCycle, Sig: sigRead}
 			d.Counts = []event.Counter{{Name: "window", Value: 6}}
 		})),
 		decSrc("reject", "", withD(dec(event.Reject, 19), func(d *event.Decision) {
 			d.Call, d.Guard, d.Reason = "c8", "loop", event.ReasonLoopDetected
+			d.Rule = "identical_call"
 			d.Counts = []event.Counter{{Name: "repeat", Value: 5}}
 			d.Msg = "the same edit_file call was made 5 times in a row; refused"
 		})),
@@ -239,16 +272,19 @@ func sources() []source {
 		})),
 		decSrc("stop", "a stop that is also the verdict of the call it answers", withD(dec(event.Stop, 21), func(d *event.Decision) {
 			d.Call, d.Guard, d.Reason, d.Outcome = "c9", "loop", event.ReasonSystemError, event.StatusFailed
+			d.Rule = "identical_call"
 			d.Counts = []event.Counter{{Name: "repeat", Value: 6}}
 			d.Msg = "edit_file repeated the call c0ffee00deadbeef again after an override constraint"
 		})),
 		decSrc("stop_run", "a stop without a call id: it answers an event that is not a call or a result", withD(dec(event.Stop, 30), func(d *event.Decision) {
 			d.Guard, d.Reason, d.Outcome = "loop", event.ReasonTooManyMistakes, event.StatusFailed
+			d.Rule = "mistakes"
 			d.Counts = []event.Counter{{Name: "mistakes", Value: 6}}
 			d.Msg = "6 tool rounds in a row failed"
 		})),
 		decSrc("stop_completed", "complete_with_warning: the run is over but its outcome is completed", withD(dec(event.Stop, 11), func(d *event.Decision) {
 			d.Call, d.Guard, d.Reason, d.Outcome = "c6", "loop", event.ReasonLoopDetected, event.StatusCompleted
+			d.Rule = "identical_call"
 			d.Counts = []event.Counter{{Name: "repeat", Value: 5}}
 			d.Msg = "completed with a warning: the same read_file call was made 5 times in a row"
 		})),
@@ -280,6 +316,32 @@ func sources() []source {
 			d.Counts = []event.Counter{{Name: "lease_ms", Value: 30000}, {Name: "last_renewal", Value: 7}}
 			d.Msg = "no heartbeat within the 30000 ms lease since event 7; the run is cancelled"
 		})),
+		decSrc("advise_monologue", "the assistant repeated itself: a constraint of its own", withD(dec(event.Advise, 45), func(d *event.Decision) {
+			d.Guard, d.Rule = "loop", "monologue"
+			d.Steer = &event.Steer{Kind: event.SteerRepeatMessage}
+			d.Counts = []event.Counter{{Name: "messages", Value: 3}}
+			d.Msg = "the same assistant message was repeated 3 times in a row; act on it, or answer differently"
+		})),
+		decSrc("advise_slow_down", "a run over its admission limit: the runner advises it once", withD(dec(event.Advise, 0), func(d *event.Decision) {
+			d.Guard, d.Rule = "admission", "admission"
+			d.Steer = &event.Steer{Kind: event.SteerSlowDown}
+			d.Counts = []event.Counter{{Name: "refused", Value: 1}, {Name: "events_per_second", Value: 200}}
+			d.Msg = "the run sends more than 200 events a second; events over that are dropped as dead letters of reason rate_limited"
+		})),
+		decSrc("advise_compaction_loop", "the context was compacted again and again: it answers the compaction", withD(dec(event.Advise, 49), func(d *event.Decision) {
+			d.Guard, d.Rule = "loop", "compactions"
+			d.Steer = &event.Steer{Kind: event.SteerCompactionLoop}
+			d.Counts = []event.Counter{{Name: "compactions", Value: 5}}
+			d.Msg = "the context was compacted 5 times in a row; stop and report what is left, or shed context another way"
+		})),
+		decSrc("reject_refused", "a call of a signature a rule refused for the rest of the run", withD(dec(event.Reject, 23), func(d *event.Decision) {
+			d.Call, d.Guard, d.Reason, d.Rule = "c10", "loop", event.ReasonLoopDetected, "circuit_breaker"
+			d.Msg = "this read_file call (signature " + sigRead + ") is refused for the rest of the run: it kept repeating (rule circuit_breaker)"
+		})),
+		decSrc("resumed", "the answer to the resume of vector event/resume: the stopped run goes on", withD(dec(event.Resumed, 48), func(d *event.Decision) {
+			d.Rule = "resume"
+			d.Msg = "resumed by ops-alice after LOOP_DETECTED: the build server is back; continue from the last step"
+		})),
 		decSrc("stale", "the verdict for a call published after run_end", withD(dec(event.Stale, 9), func(d *event.Decision) {
 			d.Call, d.Msg = "c30", "the run has ended; no further calls are allowed"
 		})),
@@ -308,6 +370,25 @@ func sources() []source {
 			d.Calls, d.Missing = []string{"c20", "c21", "c22"}, []string{"c22"}
 			d.Msg = "no result for c22 within 30000 ms"
 		})),
+		decSrc("settled_refused", "a round of three calls without a wait, one of them refused: it settles with the last result, listing the refused call in refused (not in missing); like every settled it names no call",
+			withD(dec(event.Settled, 45), func(d *event.Decision) {
+				d.Guard = "round"
+				d.Calls, d.Refused = []string{"c30", "c31", "c32"}, []string{"c32"}
+				d.Counts = []event.Counter{{Name: "round", Value: 41}, {Name: "calls", Value: 3}, {Name: "missing", Value: 0}, {Name: "refused", Value: 1}}
+				d.Msg = "all 3 calls of round #41 are settled: c30 c31 c32; refused, without a result: c32"
+			})),
+		decSrc("repair_named", "a repair whose diagnostics name the repairs made: text repairs (path \"\", the whole text) first, then repairs of values by path",
+			withD(dec(event.Repair, 46), func(d *event.Decision) {
+				d.Call, d.Guard = "c33", "schema"
+				d.Args = `{"path":"a.py","paths":["b.py"]}`
+				d.Diags = []event.Diag{
+					{Path: "", Want: "JSON", Got: "single or smart quotes", Msg: "put 2 strings in single or smart quotes in double quotes", Repair: "quotes"},
+					{Path: "", Want: "JSON", Got: "missing closing bracket", Msg: "added a missing closing bracket", Repair: "missing_closers"},
+					{Path: "/path", Want: "a path", Got: `string "[a.py](http://a.py)"`, Msg: `removed the markdown link around "a.py" at /path`, Repair: "markdown_link"},
+					{Path: "/paths", Want: "array", Got: `string "b.py"`, Msg: "wrapped string \"b.py\" at /paths in an array", Repair: "wrap_array"},
+				}
+				d.Msg = "repaired the arguments of read_files: put 2 strings in single or smart quotes in double quotes; added a missing closing bracket; removed the markdown link around a.py at /path; and 1 more"
+			})),
 		{
 			name: "decision/extra_keys", typ: "decision",
 			note: "unknown keys at the top, inside steer and inside a counter, keys in sorted order: decoders ignore the unknown keys, so re-encoding drops them",
@@ -473,7 +554,7 @@ func wireKey(f reflect.StructField) (key string, omitempty, ok bool) {
 }
 
 // loadVectors reads testdata/vectors.json.
-func loadVectors(t *testing.T) []vector {
+func loadVectors(t testing.TB) []vector {
 	t.Helper()
 	b, err := os.ReadFile(vectorsFile)
 	if err != nil {

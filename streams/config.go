@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/guardstream/guardstream/event"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -29,6 +30,38 @@ type Config struct {
 	// Duplicates is the window within which a republished event or
 	// decision with the same Nats-Msg-Id is dropped.
 	Duplicates time.Duration `json:"duplicates"`
+
+	// The size limits below bound what a flood can store; decision 23
+	// says why each stream discards what it does when one is reached.
+
+	// EventMaxBytes caps AGENT_EVENTS. When it is full, the oldest events
+	// go, whichever run they belong to: events guard-consumer applied
+	// long ago, unless it is that far behind. Publishing never blocks.
+	EventMaxBytes int64 `json:"event_max_bytes"`
+	// EventMaxMsgSize is the largest event payload AGENT_EVENTS stores;
+	// the server refuses a larger one to its publisher. The stream allows
+	// EventHeaderBytes more for headers. Keep it equal to the runner's
+	// largest event (guard-consumer -max-event-bytes sets both).
+	EventMaxMsgSize int `json:"event_max_msg_size"`
+	// MaxMsgsPerSubject is the most messages AGENT_EVENTS, GUARD_TIMERS
+	// and GUARD_CONTROL keep on one subject: one run's events of one kind,
+	// its fired timers, its decisions of one kind. Past it, that run's own
+	// oldest go first, so a run flooding its subjects evicts only itself.
+	MaxMsgsPerSubject int64 `json:"max_msgs_per_subject"`
+	// TimerMaxBytes caps GUARD_TIMERS; the oldest timers go first.
+	TimerMaxBytes int64 `json:"timer_max_bytes"`
+	// ControlMaxBytes caps GUARD_CONTROL; the oldest decisions go first.
+	ControlMaxBytes int64 `json:"control_max_bytes"`
+	// DeadLetterMaxBytes caps GUARD_DLQ; the oldest dead letters go first.
+	DeadLetterMaxBytes int64 `json:"dead_letter_max_bytes"`
+	// RunsMaxBytes caps the guard_runs bucket. A full bucket refuses
+	// writes (a bucket discards new): no run's state is ever dropped.
+	RunsMaxBytes int64 `json:"runs_max_bytes"`
+	// RunsMaxAge is how long a run's state outlives the last time it was
+	// written: a run idle that long is forgotten, and an event of it
+	// later starts it afresh. Without it the bucket grows with every run
+	// there ever was, until it is full and no state can be written.
+	RunsMaxAge time.Duration `json:"runs_max_age"`
 }
 
 // DefaultConfig returns the configuration of a single-server deployment.
@@ -40,11 +73,42 @@ func DefaultConfig() Config {
 		ControlMaxAge:    24 * time.Hour,
 		DeadLetterMaxAge: 7 * 24 * time.Hour,
 		Duplicates:       2 * time.Minute,
+
+		EventMaxBytes:      1 << 30,
+		EventMaxMsgSize:    64 << 10,
+		MaxMsgsPerSubject:  1000,
+		TimerMaxBytes:      256 << 20,
+		ControlMaxBytes:    512 << 20,
+		DeadLetterMaxBytes: 256 << 20,
+		RunsMaxBytes:       1 << 30,
+		RunsMaxAge:         7 * 24 * time.Hour,
 	}
 }
 
 // MaxPartitions is the largest partition count accepted.
 const MaxPartitions = 1024
+
+// Bounds of the size limits.
+const (
+	// MinStreamBytes is the smallest cap a stream or bucket may have.
+	MinStreamBytes = 1 << 20
+	// EventHeaderBytes is what AGENT_EVENTS allows for a message's headers
+	// beyond EventMaxMsgSize: a client's Nats-Msg-Id of the longest ids
+	// takes under 400 bytes.
+	EventHeaderBytes = 1 << 10
+	// MinEventMsgSize and MaxEventMsgSize bound EventMaxMsgSize. The
+	// largest, with headers, is the server's default max_payload (1 MiB),
+	// past which it refuses a message to every stream.
+	MinEventMsgSize = 1 << 10
+	MaxEventMsgSize = 1<<20 - EventHeaderBytes
+	// MinMsgsPerSubject is the smallest MaxMsgsPerSubject: a run can have
+	// this many events of one kind waiting while guard-consumer is away
+	// (heartbeats, a round's calls), and the cap must not evict them.
+	MinMsgsPerSubject = 100
+	// minEventsInStream is how many of the largest events AGENT_EVENTS
+	// must hold at least.
+	minEventsInStream = 16
+)
 
 // Validate reports every setting that is out of range.
 func (c Config) Validate() error {
@@ -57,7 +121,7 @@ func (c Config) Validate() error {
 	}
 	for name, d := range map[string]time.Duration{
 		"event_max_age": c.EventMaxAge, "control_max_age": c.ControlMaxAge,
-		"dead_letter_max_age": c.DeadLetterMaxAge, "duplicates": c.Duplicates,
+		"dead_letter_max_age": c.DeadLetterMaxAge, "duplicates": c.Duplicates, "runs_max_age": c.RunsMaxAge,
 	} {
 		if d <= 0 {
 			errs = append(errs, fmt.Errorf("%s is %v; want a positive duration", name, d))
@@ -66,7 +130,38 @@ func (c Config) Validate() error {
 	if c.Duplicates > c.EventMaxAge || c.Duplicates > c.ControlMaxAge {
 		errs = append(errs, fmt.Errorf("duplicates (%v) must not exceed the max ages", c.Duplicates))
 	}
-	return errors.Join(errs...)
+	if c.RunsMaxAge > 0 && c.RunsMaxAge < c.EventMaxAge {
+		errs = append(errs, fmt.Errorf("runs_max_age (%v) is shorter than event_max_age (%v); a run's state must outlast the events it reflects", c.RunsMaxAge, c.EventMaxAge))
+	}
+	return errors.Join(append(errs, c.validateLimits()...)...)
+}
+
+// validateLimits reports every size limit that is out of range, saying
+// what to change.
+func (c Config) validateLimits() []error {
+	var errs []error
+	for _, l := range []struct {
+		name string
+		n    int64
+	}{
+		{"event_max_bytes", c.EventMaxBytes}, {"timer_max_bytes", c.TimerMaxBytes}, {"control_max_bytes", c.ControlMaxBytes},
+		{"dead_letter_max_bytes", c.DeadLetterMaxBytes}, {"runs_max_bytes", c.RunsMaxBytes},
+	} {
+		if l.n < MinStreamBytes {
+			errs = append(errs, fmt.Errorf("%s is %d bytes; want at least %d (1 MiB), sized to the disk (docs/operations.md, Sizing)", l.name, l.n, MinStreamBytes))
+		}
+	}
+	if c.EventMaxMsgSize < MinEventMsgSize || c.EventMaxMsgSize > MaxEventMsgSize {
+		errs = append(errs, fmt.Errorf("event_max_msg_size is %d bytes; want %d to %d: the server refuses messages over 1 MiB with their headers", c.EventMaxMsgSize, MinEventMsgSize, MaxEventMsgSize))
+	} else if c.EventMaxBytes >= MinStreamBytes && c.EventMaxBytes < minEventsInStream*int64(c.EventMaxMsgSize+EventHeaderBytes) {
+		errs = append(errs, fmt.Errorf("event_max_bytes (%d) holds fewer than %d events of event_max_msg_size (%d); raise it or lower the event size",
+			c.EventMaxBytes, minEventsInStream, c.EventMaxMsgSize))
+	}
+	if c.MaxMsgsPerSubject < MinMsgsPerSubject {
+		errs = append(errs, fmt.Errorf("max_msgs_per_subject is %d; want at least %d: a run's events of one kind past it replace its oldest, "+
+			"and a run can have that many waiting while guard-consumer is away", c.MaxMsgsPerSubject, MinMsgsPerSubject))
+	}
+	return errs
 }
 
 func (c Config) storage() jetstream.StorageType {
@@ -76,51 +171,108 @@ func (c Config) storage() jetstream.StorageType {
 	return jetstream.FileStorage
 }
 
-// EventStreamConfig returns the configuration of AGENT_EVENTS.
+// EventStreamConfig returns the configuration of AGENT_EVENTS. Agents
+// publish into it, so it enables none of the features a message header
+// turns on (rollups, schedules, per-message TTLs, counters, batches): a
+// header is the one thing subject permissions cannot restrict, and with
+// rollups allowed one header purges the stream. Timers therefore live in
+// GUARD_TIMERS, which no agent can reach, and come in as a source.
+//
+// Its limits are what a flood meets: the server refuses an event over
+// EventMaxMsgSize to its publisher, a run's events of one kind past
+// MaxMsgsPerSubject replace that run's oldest, and past EventMaxBytes the
+// oldest events go. It discards old, never new: with DiscardNew a full
+// stream would refuse every tenant's events, and a fired timer it refused
+// would stall the GUARD_TIMERS source for every run (decision 23).
 func (c Config) EventStreamConfig() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        EventStream,
-		Description: "guardstream: events agents publish, partitioned by run, and the schedules of guard timers",
-		Subjects:    []string{eventPrefix + "*.*.*", timerPrefix + "*.*.*"},
+		Description: "guardstream: events agents publish, and fired guard timers, partitioned by run",
+		Subjects:    []string{eventPrefix + "*.*.*"},
 		SubjectTransform: &jetstream.SubjectTransformConfig{
 			Source:      eventPrefix + "*.*.*",
-			Destination: c.partitionDestination(),
+			Destination: c.partitionDestination("{{wildcard(3)}}"),
 		},
-		Retention:  jetstream.LimitsPolicy,
-		MaxAge:     c.EventMaxAge,
-		Storage:    c.storage(),
-		Replicas:   c.Replicas,
-		Duplicates: c.Duplicates,
-		Discard:    jetstream.DiscardOld,
-		// Timers are messages the server holds on guard.timer.* and
-		// publishes into the run's partition when due (@at); a newer
-		// schedule rolls up the older one.
+		Sources: []*jetstream.StreamSource{{
+			Name: TimerStream,
+			SubjectTransforms: []jetstream.SubjectTransformConfig{{
+				Source:      firedPrefix + "*.*",
+				Destination: c.partitionDestination(event.KindTimer.Token()),
+			}},
+		}},
+		Retention:         jetstream.LimitsPolicy,
+		MaxAge:            c.EventMaxAge,
+		MaxBytes:          c.EventMaxBytes,
+		MaxMsgSize:        int32(c.EventMaxMsgSize + EventHeaderBytes),
+		MaxMsgsPerSubject: c.MaxMsgsPerSubject,
+		Storage:           c.storage(),
+		Replicas:          c.Replicas,
+		Duplicates:        c.Duplicates,
+		Discard:           jetstream.DiscardOld,
+		// Recovery reads a partition's events back in batches through
+		// the direct get API, from any current replica, with no
+		// consumer to create (docs/decisions/0003-exactly-once.md).
+		// Agents cannot reach it: it is a JetStream API subject.
+		AllowDirect: true,
+	}
+}
+
+// partitionDestination maps a subject whose first two wildcards are the
+// tenant and the run to agent.<p>.<tenant>.<run>.<kind>: events and fired
+// timers of a run land in the same partition.
+func (c Config) partitionDestination(kind string) string {
+	return fmt.Sprintf("%s{{partition(%d,1,2)}}.{{wildcard(1)}}.{{wildcard(2)}}.%s", eventPrefix, c.Partitions, kind)
+}
+
+// TimerStreamConfig returns the configuration of GUARD_TIMERS: the
+// schedules guard-consumer sets, which the server holds on guard.timer.*
+// and publishes on guard.fired.<tenant>.<run> when due (@at); a newer
+// schedule rolls up the older one. AGENT_EVENTS sources the fired ones.
+// The server requires a stream with schedules to discard old.
+func (c Config) TimerStreamConfig() jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:              TimerStream,
+		Description:       "guardstream: pending guard timers and the timers that fired",
+		Subjects:          []string{timerPrefix + "*.*.*", firedPrefix + "*.*"},
+		Retention:         jetstream.LimitsPolicy,
+		MaxAge:            c.EventMaxAge,
+		MaxBytes:          c.TimerMaxBytes,
+		MaxMsgsPerSubject: c.MaxMsgsPerSubject,
+		Storage:           c.storage(),
+		Replicas:          c.Replicas,
+		Duplicates:        c.Duplicates,
+		Discard:           jetstream.DiscardOld,
 		AllowMsgSchedules: true,
 		AllowRollup:       true,
 	}
 }
 
-func (c Config) partitionDestination() string {
-	return fmt.Sprintf("%s{{partition(%d,1,2)}}.{{wildcard(1)}}.{{wildcard(2)}}.{{wildcard(3)}}", eventPrefix, c.Partitions)
-}
-
-// ControlStreamConfig returns the configuration of GUARD_CONTROL.
+// ControlStreamConfig returns the configuration of GUARD_CONTROL. Only
+// guard-consumer writes it, and a decision it could not store would stall
+// its partition, so it discards old: a flood of decisions costs history,
+// first the flooding run's own (MaxMsgsPerSubject), never new decisions.
 func (c Config) ControlStreamConfig() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
-		Name:        ControlStream,
-		Description: "guardstream: decisions guard-consumer publishes",
-		Subjects:    []string{controlPrefix + ">"},
-		Retention:   jetstream.LimitsPolicy,
-		MaxAge:      c.ControlMaxAge,
-		Storage:     c.storage(),
-		Replicas:    c.Replicas,
-		Duplicates:  c.Duplicates,
-		Discard:     jetstream.DiscardOld,
-		AllowDirect: true,
+		Name:              ControlStream,
+		Description:       "guardstream: decisions guard-consumer publishes",
+		Subjects:          []string{controlPrefix + ">"},
+		Retention:         jetstream.LimitsPolicy,
+		MaxAge:            c.ControlMaxAge,
+		MaxBytes:          c.ControlMaxBytes,
+		MaxMsgsPerSubject: c.MaxMsgsPerSubject,
+		Storage:           c.storage(),
+		Replicas:          c.Replicas,
+		Duplicates:        c.Duplicates,
+		Discard:           jetstream.DiscardOld,
+		AllowDirect:       true,
 	}
 }
 
-// DeadLetterStreamConfig returns the configuration of GUARD_DLQ.
+// DeadLetterStreamConfig returns the configuration of GUARD_DLQ. It
+// discards old, as GUARD_CONTROL does: an event that cannot be
+// dead-lettered cannot be acked, so a full DLQ that refused new letters
+// would stall every partition. Its subjects are reasons, shared by all
+// runs, so it has no per-subject cap.
 func (c Config) DeadLetterStreamConfig() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        DeadLetterStream,
@@ -128,6 +280,7 @@ func (c Config) DeadLetterStreamConfig() jetstream.StreamConfig {
 		Subjects:    []string{deadLetterPrefix + ">"},
 		Retention:   jetstream.LimitsPolicy,
 		MaxAge:      c.DeadLetterMaxAge,
+		MaxBytes:    c.DeadLetterMaxBytes,
 		Storage:     c.storage(),
 		Replicas:    c.Replicas,
 		Duplicates:  c.Duplicates,
@@ -135,29 +288,57 @@ func (c Config) DeadLetterStreamConfig() jetstream.StreamConfig {
 	}
 }
 
-// RunsBucketConfig returns the configuration of the guard_runs bucket.
+// RunsBucketConfig returns the configuration of the guard_runs bucket,
+// capped at RunsMaxBytes, its values kept RunsMaxAge after they were last
+// written. Buckets discard new: when it is full, writes of run state fail
+// rather than drop another run's (a dropped state would undo a stop).
 func (c Config) RunsBucketConfig() jetstream.KeyValueConfig {
 	return jetstream.KeyValueConfig{
 		Bucket:      RunsBucket,
 		Description: "guardstream: run state snapshots, written with compare-and-set",
 		History:     1,
+		MaxBytes:    c.RunsMaxBytes,
+		TTL:         c.RunsMaxAge,
 		Storage:     c.storage(),
 		Replicas:    c.Replicas,
 	}
 }
 
-// PartitionConsumerConfig returns the configuration of partition p's
-// durable consumer. Acks are cumulative: acking an event acks every earlier
-// one, which matches a consumer that applies events strictly in order.
-func PartitionConsumerConfig(p int, ackWait time.Duration, maxAckPending int) jetstream.ConsumerConfig {
-	return jetstream.ConsumerConfig{
-		Durable:       ConsumerName(p),
-		Description:   fmt.Sprintf("guardstream: guard-consumer for partition %d", p),
-		FilterSubject: PartitionFilter(p),
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckPolicy:     jetstream.AckAllPolicy,
-		AckWait:       ackWait,
-		MaxAckPending: maxAckPending,
-		MaxDeliver:    -1,
+// PartitionConsumer sizes the durable consumers of the partitions.
+type PartitionConsumer struct {
+	// AckWait is how long the server waits for an ack before redelivering.
+	AckWait time.Duration
+	// MaxAckPending bounds the events delivered but not yet acked.
+	MaxAckPending int
+	// PinnedTTL is how long the server keeps a partition pinned to an
+	// instance that sends no pull request; then it pins the next one
+	// waiting.
+	PinnedTTL time.Duration
+}
+
+// Config returns the configuration of partition p's durable consumer,
+// delivering from stream sequence from (0: from the first event). Acks
+// are cumulative: acking an event acks every earlier one, which matches a
+// consumer that applies events strictly in order. The consumer has one
+// priority group, PriorityGroup, with a pinned client: of all the
+// instances pulling the partition, the server delivers to one at a time,
+// and that instance owns the partition.
+func (c PartitionConsumer) Config(p int, from uint64) jetstream.ConsumerConfig {
+	cc := jetstream.ConsumerConfig{
+		Durable:        ConsumerName(p),
+		Description:    fmt.Sprintf("guardstream: guard-consumer for partition %d", p),
+		FilterSubject:  PartitionFilter(p),
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+		AckPolicy:      jetstream.AckAllPolicy,
+		AckWait:        c.AckWait,
+		MaxAckPending:  c.MaxAckPending,
+		MaxDeliver:     -1,
+		PriorityPolicy: jetstream.PriorityPolicyPinned,
+		PriorityGroups: []string{PriorityGroup},
+		PinnedTTL:      c.PinnedTTL,
 	}
+	if from > 1 {
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+	}
+	return cc
 }

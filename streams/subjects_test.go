@@ -53,6 +53,9 @@ func TestBuilders(t *testing.T) {
 	if got := DeadLetterSubject(DeadOversize); got != "guard.dlq.oversize" {
 		t.Errorf("DeadLetterSubject = %q", got)
 	}
+	if got := CheckpointKey(7); got != "_guard.checkpoint.p7" {
+		t.Errorf("CheckpointKey = %q", got)
+	}
 	if got := PartitionFilter(7); got != "agent.7.>" {
 		t.Errorf("PartitionFilter = %q", got)
 	}
@@ -60,8 +63,14 @@ func TestBuilders(t *testing.T) {
 
 func TestParseStored(t *testing.T) {
 	s, err := ParseStored("agent.3.acme.run-1.call")
-	if err != nil || s != (Stored{Partition: 3, Tenant: "acme", Run: "run-1", Kind: "call"}) {
+	if err != nil || s != (Stored{Partition: 3, Tenant: "acme", Run: "run-1", Kind: "call", Key: "acme.run-1"}) {
 		t.Errorf("got %+v, %v", s, err)
+	}
+	if s.Key != RunKey(s.Tenant, s.Run) {
+		t.Errorf("Key %q, RunKey %q", s.Key, RunKey(s.Tenant, s.Run))
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = ParseStored("agent.3.acme.run-1.call") }); n != 0 {
+		t.Errorf("ParseStored allocates %v times", n)
 	}
 	for _, bad := range []string{"agent.acme.run-1.call", "agent.x.acme.r.call", "agent.-1.acme.r.call", "guard.ctl.a.b.c", "agent.1.acme.r.call.extra", "agent.1.a*.r.call"} {
 		if _, err := ParseStored(bad); err == nil {

@@ -1,8 +1,10 @@
 package canon
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/cespare/xxhash/v2"
@@ -29,8 +31,14 @@ const (
 // not valid JSON, a hash of s with surrounding whitespace trimmed and false.
 // Empty or all-whitespace text hashes like an empty object, since a call
 // without arguments and a call with {} mean the same.
-func Hash(s string) (uint64, bool) {
-	p := parser{s: s}
+func Hash(s string) (uint64, bool) { return HashIgnoring(s, nil) }
+
+// HashIgnoring is Hash with the members of the top-level object whose keys
+// hash (KeyHash) to one of ignore left out, so that {"q":1,"note":"x"}
+// ignoring "note" hashes like {"q":1}. Keys are compared after unescaping;
+// nested objects keep every member. It allocates nothing.
+func HashIgnoring(s string, ignore []uint64) (uint64, bool) {
+	p := parser{s: s, ignore: ignore}
 	p.skipSpace()
 	if p.i == len(s) {
 		return hashObject(0), true
@@ -46,9 +54,17 @@ func Hash(s string) (uint64, bool) {
 	return h, true
 }
 
-// Combine mixes hashes in order into one, for signatures built of parts.
+// Combine mixes hashes in order into one, for signatures built of parts:
+// the xxhash of their little-endian bytes, one after the other.
 func Combine(hs ...uint64) uint64 {
 	var buf [8 * 8]byte
+	if len(hs) <= 8 {
+		b := buf[:0]
+		for _, h := range hs {
+			b = binary.LittleEndian.AppendUint64(b, h)
+		}
+		return xxhash.Sum64(b)
+	}
 	b := buf[:0]
 	var d xxhash.Digest
 	d.Reset()
@@ -63,9 +79,47 @@ func Combine(hs ...uint64) uint64 {
 	return d.Sum64()
 }
 
+// KeyHash returns the hash HashIgnoring compares object keys by.
+func KeyHash(key string) uint64 { return xxhash.Sum64String(key) }
+
 type parser struct {
-	s string
-	i int
+	s      string
+	i      int
+	ignore []uint64 // key hashes of top-level members to leave out
+	// The members of the objects being read, innermost last, for an
+	// object that repeats a key: n of them, in inline until they outgrow
+	// it, then in spill.
+	n      int
+	inline [16]member
+	spill  []member
+}
+
+// push records a member of the object being read.
+func (p *parser) push(m member) {
+	if p.spill == nil && p.n < len(p.inline) {
+		p.inline[p.n] = m
+		p.n++
+		return
+	}
+	if p.spill == nil {
+		p.spill = append(make([]member, 0, 4*len(p.inline)), p.inline[:p.n]...)
+	}
+	p.spill = append(p.spill[:p.n], m)
+	p.n++
+}
+
+// recorded returns the members recorded since base.
+func (p *parser) recorded(base int) []member {
+	if p.spill != nil {
+		return p.spill[base:p.n]
+	}
+	return p.inline[base:p.n]
+}
+
+// member is one member of an object: its key's hash and its part of the
+// object's sum.
+type member struct {
+	key, part uint64
 }
 
 func (p *parser) skipSpace() { p.i = jsonlex.Space(p.s, p.i) }
@@ -105,6 +159,9 @@ func (p *parser) keyword(tag byte) (uint64, bool) {
 	return tagHash(tag), f == jsonlex.OK
 }
 
+// object hashes an object as the sum of its members' hashes, so member
+// order does not matter. A key that repeats counts once, with its last
+// value, as JSON decoders read it: {"a":1,"a":2} hashes like {"a":2}.
 func (p *parser) object(depth int) (uint64, bool) {
 	p.i++ // {
 	var sum uint64
@@ -113,6 +170,9 @@ func (p *parser) object(depth int) (uint64, bool) {
 		p.i++
 		return hashObject(sum), true
 	}
+	base := p.n
+	var seen uint64 // a bit per key hash modulo 64: a repeat is possible when one is set twice
+	repeats := false
 	for {
 		p.skipSpace()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
@@ -134,7 +194,14 @@ func (p *parser) object(depth int) (uint64, bool) {
 		if !ok {
 			return 0, false
 		}
-		sum += Combine(key, val)
+		if depth > 0 || !slices.Contains(p.ignore, key) {
+			part := Combine(key, val)
+			sum += part
+			bit := uint64(1) << (key & 63)
+			repeats = repeats || seen&bit != 0
+			seen |= bit
+			p.push(member{key, part})
+		}
 		p.skipSpace()
 		if p.i >= len(p.s) {
 			return 0, false
@@ -144,11 +211,29 @@ func (p *parser) object(depth int) (uint64, bool) {
 			p.i++
 		case '}':
 			p.i++
+			if repeats {
+				sum = lastOfEach(p.recorded(base))
+			}
+			p.n = base
 			return hashObject(sum), true
 		default:
 			return 0, false
 		}
 	}
+}
+
+// lastOfEach returns the sum of the parts of ms, in the order read,
+// counting each key once, with its last part. It reorders ms.
+func lastOfEach(ms []member) uint64 {
+	// Sort by key, keeping the order read among equal keys.
+	slices.SortStableFunc(ms, func(a, b member) int { return cmp.Compare(a.key, b.key) })
+	var sum uint64
+	for i, m := range ms {
+		if i+1 == len(ms) || ms[i+1].key != m.key {
+			sum += m.part
+		}
+	}
+	return sum
 }
 
 func hashObject(sum uint64) uint64 { return Combine(tagObject, sum) }

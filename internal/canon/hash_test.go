@@ -14,6 +14,9 @@ func TestHashEquivalent(t *testing.T) {
 		{`{}`, ``, `  `, `{ }`},
 		{`-0`, `0`, `0.0`},
 		{`{"a":{"x":[true,false,null]},"b":"s"}`, `{"b":"s","a":{"x":[true,false,null]}}`},
+		// A repeated key counts once, with its last value, as decoders read it.
+		{`{"a":1}`, `{"a":1,"a":1}`, `{"a":2,"a":1}`, `{"a":{"b":[1]},"a":1}`, `{"a":1,"\u0061":1}`},
+		{`{"a":1,"b":2}`, `{"a":0,"b":2,"a":1}`, `{"b":9,"a":0,"b":2,"a":1}`},
 	}
 	for _, g := range groups {
 		want, ok := Hash(g[0])
@@ -31,7 +34,7 @@ func TestHashEquivalent(t *testing.T) {
 func TestHashDistinct(t *testing.T) {
 	values := []string{
 		`{"a":1}`, `{"a":"1"}`, `{"a":2}`, `{"b":1}`, `{"a":[1]}`, `[1,2]`, `[2,1]`,
-		`{"a":1,"b":2}`, `{"a":2,"b":1}`, `{"a":1,"a":1}`, `1`, `"1"`, `true`, `false`, `null`,
+		`{"a":1,"b":2}`, `{"a":2,"b":1}`, `1`, `"1"`, `true`, `false`, `null`,
 		`{"a":0.1}`, `{"a":0.10000000000000002}`, `""`, `"a"`, `[]`, `[[]]`, `[{}]`, `{"":{}}`,
 	}
 	seen := map[uint64]string{}
@@ -107,4 +110,25 @@ func FuzzHash(f *testing.F) {
 			t.Fatalf("Hash(%q) = %x, Hash(%q) = %x", s, h, b, h2)
 		}
 	})
+}
+
+func TestHashIgnoring(t *testing.T) {
+	ignore := []uint64{KeyHash("task_progress")}
+	want, _ := Hash(`{"path":"a.go"}`)
+	for _, s := range []string{
+		`{"path":"a.go","task_progress":"1/3"}`,
+		`{"task_progress":{"done":2},"path":"a.go"}`,
+		`{"path":"a.go","task_\u0070rogress":null}`,
+	} {
+		if got, ok := HashIgnoring(s, ignore); !ok || got != want {
+			t.Errorf("HashIgnoring(%q) = %x, %v; want the hash of {\"path\":\"a.go\"} %x", s, got, ok, want)
+		}
+	}
+	nested, _ := HashIgnoring(`{"path":"a.go","opts":{"task_progress":1}}`, ignore)
+	if nested == want {
+		t.Error("a nested member with an ignored key was left out; only top-level members are")
+	}
+	if n := testing.AllocsPerRun(100, func() { HashIgnoring(`{"path":"a.go","task_progress":"1/3"}`, ignore) }); n != 0 {
+		t.Errorf("HashIgnoring allocates %v times", n)
+	}
 }

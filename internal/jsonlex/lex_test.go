@@ -2,6 +2,7 @@ package jsonlex
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -107,4 +108,63 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("String(%q) said plain, but the value differs", s[:end])
 		}
 	})
+}
+
+func TestDeeper(t *testing.T) {
+	tests := []struct {
+		s     string
+		limit int
+		want  bool
+	}{
+		{`{"a":[1,{"b":[]}]}`, 4, false},
+		{`{"a":[1,{"b":[]}]}`, 3, true},
+		{`{"a":"[[[[[[[[["}`, 1, false},
+		{`{"a":"\"[[[["}`, 1, false},
+		{`[[[]]][[[]]]`, 3, false},
+		{`]]]][[[`, 2, true},
+		{"\"\x01[[[", 2, true}, // a control character ends the literal
+		{`"[[[[`, 2, false},    // an unterminated literal runs to the end
+		{strings.Repeat("[", 1<<20), 64, true},
+	}
+	for _, tt := range tests {
+		if got := Deeper(tt.s, tt.limit); got != tt.want {
+			t.Errorf("Deeper(%.40q, %d) = %t, want %t", tt.s, tt.limit, got, tt.want)
+		}
+	}
+}
+
+// FuzzDeeper checks Deeper against encoding/json on valid JSON: text that
+// nests deeper than encoding/json's own limit is never reported shallow.
+func FuzzDeeper(f *testing.F) {
+	for _, s := range []string{`{"a":[[1]]}`, `"[\"["`, `[{"[":"]"}]`, "[\"\\u12[\"]"} {
+		f.Add(s, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, s string, limit uint8) {
+		deeper := Deeper(s, int(limit))
+		var v any
+		if json.Unmarshal([]byte(s), &v) != nil {
+			return
+		}
+		if got := depthOf(v); (got > int(limit)) != deeper {
+			t.Fatalf("Deeper(%q, %d) = %t; the value nests %d deep", s, limit, deeper, got)
+		}
+	})
+}
+
+// depthOf returns how deep arrays and objects nest in a decoded value.
+func depthOf(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			d = max(d, depthOf(e))
+		}
+		return d + 1
+	case map[string]any:
+		for _, e := range v {
+			d = max(d, depthOf(e))
+		}
+		return d + 1
+	}
+	return 0
 }

@@ -13,11 +13,19 @@ type Vocabulary struct {
 	// a patch (a unified diff or an apply_patch envelope); the files its
 	// headers name count as the call's paths.
 	PatchKeys []string `json:"patch_keys"`
+	// ShellTools are the tools that run a shell command, by name. A run's
+	// declared tool whose schema has the shape of a shell tool's is one
+	// too (see ShellSchema).
+	ShellTools []string `json:"shell_tools"`
+	// ShellKeys are the argument keys that hold a shell tool's command: a
+	// string, or an array of strings taken as an argument vector.
+	ShellKeys []string `json:"shell_keys"`
 }
 
 // DefaultVocabulary returns the vocabularies of common agent frameworks.
 func DefaultVocabulary() Vocabulary {
-	return Vocabulary{PathKeys: DefaultPathKeys(), WriteTools: DefaultWriteTools(), PatchKeys: DefaultPatchKeys()}
+	return Vocabulary{PathKeys: DefaultPathKeys(), WriteTools: DefaultWriteTools(), PatchKeys: DefaultPatchKeys(),
+		ShellTools: DefaultShellTools(), ShellKeys: DefaultShellKeys()}
 }
 
 // DefaultPathKeys returns the argument keys that hold paths unless a policy
