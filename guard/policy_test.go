@@ -8,29 +8,33 @@ import (
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/processors"
+	"github.com/guardstream/guardstream/processors/loop"
 	"github.com/guardstream/guardstream/processors/processortest"
 
 	"github.com/guardstream/guardstream/guard"
 )
 
 func TestParse(t *testing.T) {
-	p, err := guard.Parse([]byte(`{"loop":{"repeat_limit":7,"exempt":["poll"]}}`))
+	p, err := guard.Parse([]byte(`{"loop":{"rules":[{"name":"identical_call","ladder":[{"at":3,"do":"advise"},{"at":7,"do":"action"}]}],"exempt":["poll"]}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Loop.RepeatLimit != 7 || p.Loop.RepeatAdvise != 3 || len(p.Loop.Exempt) != 1 {
-		t.Errorf("got %+v; want repeat_limit 7 over the defaults", p.Loop)
+	if r := p.Loop.Rules[0]; r.Name != "identical_call" || r.Ladder[1].At != 7 || len(p.Loop.Rules) != len(loop.DefaultPolicy().Rules) || len(p.Loop.Exempt) != 1 {
+		t.Errorf("got %+v; want identical_call acting at 7, in place, over the default rules", p.Loop)
 	}
 	y, err := guard.Parse([]byte("loop:\n  action: inject_steer\nlease:\n  default_ttl_ms: 30000\n"))
-	if err != nil || y.Loop.Action != "inject_steer" || y.Lease.DefaultTTL != 30000 || y.Loop.RepeatLimit != 5 {
+	if err != nil || y.Loop.Action != "inject_steer" || y.Lease.DefaultTTL != 30000 || len(y.Loop.Rules) != len(loop.DefaultPolicy().Rules) {
 		t.Errorf("YAML policy: %+v, %v", y, err)
 	}
 	for doc, says := range map[string]string{
-		`{"loop":{"repeat_limt":7}}`:     `unknown field "repeat_limt"`,
-		`{"loop":{"repeat_advise":9}}`:   "must be below",
-		`{"loop":{"action":"explode"}}`:  `loop.action is "explode"`,
-		`{"loop":`:                       "parsing policy",
-		`{"lease":{"default_ttl_ms":5}}`: "lease.default_ttl_ms",
+		`{"loop":{"repeat_limt":7}}`: `unknown field "repeat_limt"`,
+		`{"loop":{"rules":[{"name":"identical_call","ladder":[{"at":9,"do":"advise"},{"at":5,"do":"stop"}]}]}}`: "steps must rise",
+		`{"loop":{"rules":[{"name":"x","ladder":[{"at":2,"do":"stop"}],"windw":"run"}]}}`:                       `unknown field "windw"`,
+		`{"loop":{"action":"explode"}}`:                          `loop.action is "explode"`,
+		`{"loop":`:                                               "parsing policy",
+		`{"lease":{"default_ttl_ms":5}}`:                         "lease.default_ttl_ms",
+		"budget:\n  fan_out: {read_file: 80}\n":                  "budget.fan_out has moved: per-tool budgets are the loop rule fan_out",
+		"tenants:\n  acme:\n    budget: {fan_out_default: 10}\n": `tenants["acme"]: guard: parsing policy: budget.fan_out_default has moved`,
 	} {
 		if _, err := guard.Parse([]byte(doc)); err == nil || !strings.Contains(err.Error(), says) {
 			t.Errorf("Parse(%s) = %v; want an error saying %q", doc, err, says)
@@ -83,7 +87,7 @@ func TestREADMEPolicyExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the README's example policy: %v", err)
 	}
-	if p.Budget.MaxInFlight != 4 || p.Policy.Default != "code" || p.Loop.RepeatLimit != 5 {
+	if p.Budget.MaxInFlight != 4 || p.Policy.Default != "code" || p.Loop.Action != "inject_steer" {
 		t.Errorf("the example did not override what it names over the defaults: %+v", p.Budget)
 	}
 }

@@ -18,7 +18,11 @@ import (
 func TestRunStateDoesNotGrow(t *testing.T) {
 	p := guard.DefaultPolicy()
 	p.Budget.MaxTurns, p.Budget.MaxSteps = budget.Limit{}, budget.Limit{} // let the run go on
-	p.Budget.FanOut, p.Budget.FanOutDefault = nil, 0
+	for i := range p.Loop.Rules {
+		if p.Loop.Rules[i].Name == "fan_out" {
+			p.Loop.Rules[i].Disabled = true // the run reads files thousands of times
+		}
+	}
 	c := guard.Chain(p)
 
 	const rounds, early = 20_000, 200

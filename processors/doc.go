@@ -20,5 +20,7 @@
 // all of them. The chain owns what is common to every guard: the run's
 // lifecycle, per-run de-duplication by sequence, and composing one verdict per
 // tool call (the first reject, defer or stop ends the chain for that event; a
-// call nobody objects to is allowed).
+// call nobody objects to is allowed). Processors that must know of every
+// refused call implement RefusalObserver: the chain tells them of each
+// reject and stop, and Chain.Refuse of calls refused outside it.
 package processors

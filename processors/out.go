@@ -44,6 +44,10 @@ func (o *Out) Begin(ev *event.Event) {
 	o.ev, o.guard, o.verdict, o.stop, o.duplicate, o.ended = ev, "", 0, 0, false, false
 }
 
+// Guard returns the name of the processor deciding now, or "" outside
+// the processors.
+func (o *Out) Guard() string { return o.guard }
+
 // Event returns the event being decided.
 func (o *Out) Event() *event.Event { return o.ev }
 
@@ -180,6 +184,7 @@ func (o *Out) add(kind event.DecisionKind, msg string, counts []event.Counter) *
 		Seq:    ev.Seq,
 		TS:     ev.TS,
 		Guard:  o.guard,
+		Rule:   o.guard, // a processor with rules of its own names them
 		Msg:    msg,
 		Counts: counts,
 	})

@@ -2,6 +2,7 @@ package antipattern_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +73,15 @@ func summary(ds []event.Decision) string {
 	return strings.Join(parts, " ")
 }
 
+// policyWith returns the default policy changed by mod, if any.
+func policyWith(mod func(*antipattern.Policy)) antipattern.Policy {
+	p := antipattern.DefaultPolicy()
+	if mod != nil {
+		mod(&p)
+	}
+	return p
+}
+
 // decide applies the history and returns each event's decisions other than
 // plain allows, keyed by sequence, and the messages.
 func decide(t *testing.T, p antipattern.Policy, r run) (map[int64]string, []string) {
@@ -96,6 +106,16 @@ func decide(t *testing.T, p antipattern.Policy, r run) (map[int64]string, []stri
 		}
 	}
 	return got, msgs
+}
+
+// declaredKinds is a run that declares an editor (compose) and a viewer
+// (preview) by their kinds, promises docs/report.md, calls tool on it and
+// claims success.
+func declaredKinds(tool string) run {
+	r := newRun("r", "docs/report.md")
+	r.Events()[0].Tools = []event.Schema{{Name: "compose", Kind: event.ToolEdit}, {Name: "preview", Kind: event.ToolRead}}
+	r.Call(tool, `{"path":"docs/report.md"}`)
+	return r.result(event.Event{Out: "ok"}).end(event.StatusCompleted)
 }
 
 func TestHallucinatedSuccess(t *testing.T) {
@@ -136,6 +156,11 @@ func TestHallucinatedSuccess(t *testing.T) {
 			r.Call("write_file", `{"path":"out.txt"}`)
 			return r.result(event.Event{Err: true}).end(event.StatusCompleted)
 		}(), want: "stop:HALLUCINATED_SUCCESS(failed)"},
+		{name: "an abandoned write does not produce", run: func() run {
+			r := newRun("r", "out.txt")
+			r.Call("write_file", `{"path":"out.txt"}`)
+			return r.result(event.Event{Tool: "write_file", Path: "out.txt", Abandoned: true}).end(event.StatusCompleted)
+		}(), want: "stop:HALLUCINATED_SUCCESS(failed)"},
 		{name: "a read does not produce", run: func() run {
 			r := newRun("r", "out.txt")
 			r.Call("read_file", `{"path":"out.txt"}`)
@@ -158,6 +183,8 @@ func TestHallucinatedSuccess(t *testing.T) {
 			r.Call("apply_patch", `{"input":"*** Begin Patch\n*** Delete File: docs/new.md\n*** End Patch"}`)
 			return r.result(event.Event{Out: "ok"}).end(event.StatusCompleted)
 		}(), want: "stop:HALLUCINATED_SUCCESS(failed)"},
+		{name: "a tool declared of kind edit produces", run: declaredKinds("compose"), want: ""},
+		{name: "a tool declared of kind read does not produce", run: declaredKinds("preview"), want: "stop:HALLUCINATED_SUCCESS(failed)"},
 		{name: "a result that names its own tool and path", run: func() run {
 			r := newRun("r", "a.txt")
 			r.Add(event.Event{Kind: event.KindResult, Call: "x1", Tool: "write_file", Path: ws + "/a.txt"})
@@ -171,11 +198,7 @@ func TestHallucinatedSuccess(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := antipattern.DefaultPolicy()
-			if tt.policy != nil {
-				tt.policy(&p)
-			}
-			got, msgs := decide(t, p, tt.run)
+			got, msgs := decide(t, policyWith(tt.policy), tt.run)
 			last := tt.run.Events()[len(tt.run.Events())-1].Seq
 			if got[last] != tt.want {
 				t.Errorf("run end: got %q, want %q (all: %v)", got[last], tt.want, got)
@@ -215,6 +238,11 @@ func TestPlanningLoop(t *testing.T) {
 			r.Call("bash", `{"command":"patch -p1 < x.diff"}`)
 			return r.result(event.Event{Changes: &event.Changes{Lines: 3}}).plan(4)
 		}(), want: map[int64]string{5: "advise:commit_plan", 11: "advise:commit_plan"}},
+		{name: "an abandoned edit does not reset", run: func() run {
+			r := newRun("r").plan(4)
+			r.Call("edit_file", `{"path":"a.go"}`)
+			return r.result(event.Event{Abandoned: true}).plan(1)
+		}(), want: map[int64]string{5: "advise:commit_plan", 8: "stop:PLANNING_LOOP(failed)"}},
 		{name: "a failed edit does not reset", run: func() run {
 			r := newRun("r").plan(4)
 			r.Call("edit_file", `{"path":"a.go"}`)
@@ -237,11 +265,7 @@ func TestPlanningLoop(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := antipattern.DefaultPolicy()
-			if tt.policy != nil {
-				tt.policy(&p)
-			}
-			got, _ := decide(t, p, tt.run)
+			got, _ := decide(t, policyWith(tt.policy), tt.run)
 			for seq := int64(1); seq <= int64(len(tt.run.Events())); seq++ {
 				if got[seq] != tt.want[seq] {
 					t.Errorf("event #%d (%s): got %q, want %q", seq, &tt.run.Events()[seq-1], got[seq], tt.want[seq])
@@ -270,13 +294,102 @@ func TestPendingIsBounded(t *testing.T) {
 	}
 }
 
+// pytest appends a test run of the selection k whose tests fail, or pass.
+func (r run) pytest(k string, exit int64) run {
+	r.Call("bash", fmt.Sprintf(`{"command":"python -m pytest tests/test_core.py -k %s"}`, k))
+	return r.result(event.Event{Verify: true, Err: exit != 0, Exit: exit, Out: "1 failed, 3 passed in 0.2s"})
+}
+
+// sh appends a shell command and its successful result.
+func (r run) sh(cmd string) run {
+	r.Call("bash", fmt.Sprintf(`{"command":%q}`, cmd))
+	return r.result(event.Event{Out: "ok"})
+}
+
+// TestRetest: failing test runs with nothing changed between them are
+// advised at the 3rd and stopped at the 6th; reading files between them
+// changes nothing, an edit of the work or a passing run starts the count
+// again, and a test runner that could not run is the loop guard's to
+// count.
+func TestRetest(t *testing.T) {
+	fails := func(r run, from, n int) run {
+		for i := from; i < from+n; i++ {
+			r.pytest(fmt.Sprint("case_", i), 1)
+		}
+		return r
+	}
+	tests := []struct {
+		name   string
+		policy func(*antipattern.Policy)
+		run    run
+		want   []string // the decisions, in order
+	}{
+		{name: "ten failing selections", run: fails(newRun("r"), 1, 10),
+			want: []string{"advise:read_errors", "stop:TOO_MANY_MISTAKES(failed)"}},
+		{name: "reads between them", run: func() run {
+			r := newRun("r")
+			for i := range 6 {
+				r.pytest(fmt.Sprint("case_", i), 1).sh("cat tests/test_core.py")
+			}
+			return r
+		}(), want: []string{"advise:read_errors", "stop:TOO_MANY_MISTAKES(failed)"}},
+		{name: "a log the run writes is its own", run: func() run {
+			r := newRun("r")
+			for i := range 6 {
+				r.Call("bash", fmt.Sprintf(`{"command":"python -m pytest -k case_%d > pytest.log 2>&1"}`, i))
+				r.result(event.Event{Verify: true, Err: true, Exit: 1, Out: "1 failed"})
+			}
+			return r
+		}(), want: []string{"advise:read_errors", "stop:TOO_MANY_MISTAKES(failed)"}},
+		{name: "an edit between them", run: fails(fails(newRun("r"), 1, 4).edit("src/core.py"), 5, 5),
+			want: []string{"advise:read_errors", "advise:read_errors"}},
+		{name: "a sed between them", run: fails(fails(newRun("r"), 1, 5).sh("sed -i 's/a/b/' src/core.py"), 6, 5),
+			want: []string{"advise:read_errors", "advise:read_errors"}},
+		{name: "a passing run between them", run: fails(fails(newRun("r"), 1, 5).pytest("case_1", 0), 6, 5),
+			want: []string{"advise:read_errors", "advise:read_errors"}},
+		{name: "runs that could not run", run: func() run {
+			r := newRun("r")
+			for range 7 {
+				r.Call("bash", `{"command":"pytest tests/"}`)
+				r.result(event.Event{Verify: true, Err: true, Exit: 127, Out: "bash: pytest: command not found"})
+			}
+			return r
+		}()},
+		{name: "off", policy: func(p *antipattern.Policy) { p.RetestAdvise, p.RetestStop = 0, 0 }, run: fails(newRun("r"), 1, 10)},
+		{name: "advice only", policy: func(p *antipattern.Policy) { p.RetestStop = 0 }, run: fails(newRun("r"), 1, 10),
+			want: []string{"advise:read_errors"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := decide(t, policyWith(tt.policy), tt.run)
+			var seqs []int64
+			for seq := range got {
+				seqs = append(seqs, seq)
+			}
+			slices.Sort(seqs)
+			var ds []string
+			for _, seq := range seqs {
+				ds = append(ds, got[seq])
+				if strings.HasPrefix(got[seq], "stop:") {
+					break // the chain refuses what comes after a stop
+				}
+			}
+			if !slices.Equal(ds, tt.want) {
+				t.Errorf("decisions %q, want %q", ds, tt.want)
+			}
+		})
+	}
+}
+
 func TestValidate(t *testing.T) {
 	if err := antipattern.DefaultPolicy().Validate(); err != nil {
 		t.Fatal(err)
 	}
 	for name, mod := range map[string]func(*antipattern.Policy){
-		"negative":                 func(p *antipattern.Policy) { p.PlanningStop = -1 },
-		"advice not before a stop": func(p *antipattern.Policy) { p.PlanningAdvise, p.PlanningStop = 4, 5 },
+		"negative":                  func(p *antipattern.Policy) { p.PlanningStop = -1 },
+		"advice not before a stop":  func(p *antipattern.Policy) { p.PlanningAdvise, p.PlanningStop = 4, 5 },
+		"negative retests":          func(p *antipattern.Policy) { p.RetestAdvise = -1 },
+		"retest advice at the stop": func(p *antipattern.Policy) { p.RetestAdvise, p.RetestStop = 6, 6 },
 	} {
 		p := antipattern.DefaultPolicy()
 		mod(&p)
@@ -290,14 +403,28 @@ func TestValidate(t *testing.T) {
 func histories() map[string]run {
 	hs := map[string]run{}
 	r := newRun("verify", "cmd/app/main.go")
+	r.edit("cmd/app/main.go")
+	r.Add(event.Event{Kind: event.KindStep, Step: 3})
+	hs["hallucinated-verify"] = r.edit("cmd/app/util.go").verify(1).end(event.StatusCompleted)
+	r = newRun("stale", "cmd/app/main.go")
 	r.edit("cmd/app/main.go").verify(1)
 	r.Add(event.Event{Kind: event.KindStep, Step: 3})
-	hs["hallucinated-verify"] = r.edit("cmd/app/util.go").end(event.StatusCompleted)
+	hs["stale-verify"] = r.edit("cmd/app/util.go").end(event.StatusCompleted) // changed since the failure: no verdict
 
 	r = newRun("outputs", "dist/app.js", "docs/API.md", "CHANGELOG.md")
 	r.Call("bash", `{"command":"npm run build"}`)
 	r.result(event.Event{Changes: &event.Changes{Files: 1, Paths: []string{ws + "/dist/app.js"}}})
 	hs["missing-outputs"] = r.verify(0).end(event.StatusCompleted)
+
+	r = newRun("retest")
+	for i := range 4 {
+		r.pytest(fmt.Sprint("case_", i), 1)
+	}
+	r.edit("src/core.py")
+	for i := range 6 {
+		r.pytest(fmt.Sprint("case_", i), 1)
+	}
+	hs["retest"] = r
 
 	r = newRun("planning")
 	r.plan(4).edit("a.go").plan(3)
@@ -322,7 +449,7 @@ func TestGolden(t *testing.T) {
 
 func TestConformance(t *testing.T) {
 	for name, r := range histories() {
-		if name == "honest-run" {
+		if name == "honest-run" || name == "stale-verify" {
 			continue // decides nothing, which proves little
 		}
 		t.Run(name, func(t *testing.T) {

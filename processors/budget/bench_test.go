@@ -16,7 +16,6 @@ import (
 func benchPolicy() budget.Policy {
 	p := budget.DefaultPolicy()
 	p.MaxTurns.Max, p.MaxSteps.Max, p.MaxTokens.Max, p.MaxCost.Max = 1<<62, 1<<62, 1<<62, 1<<62
-	p.FanOut = map[string]int64{"read_file": 1 << 62, "spawn_agent": 1 << 62}
 	return p
 }
 

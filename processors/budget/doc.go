@@ -1,6 +1,6 @@
 // Package budget enforces a run's limits: turns, tool rounds per turn,
-// steps, tool calls per step, tokens, cost, calls in flight, and per-tool
-// fan-out.
+// steps, tool calls per step, tokens, cost, and calls in flight. (Per-tool
+// fan-out, a budget per tool and run, is the loop guard's fan_out rule.)
 //
 // Each counted limit is hard by default: the event that exceeds it stops
 // the run with LIMIT_EXCEEDED, the limit's name in the decision's Rule, and
@@ -16,16 +16,12 @@
 //     its cost to the run's cost, and ends the current step's calls and
 //     tool round. A step reports what already happened, so it is counted
 //     even when it exceeds a limit.
-//   - A call counts one call of the current step, opens a tool round if it
-//     is the first call since the last step (or since the run started),
-//     and counts one call of its tool. Tool rounds are counted per turn,
-//     and limited per turn only in runs whose steps report turns: without
-//     turns the whole run would be one turn, and the limit would cap the
-//     run's rounds instead (max_steps does that).
-//   - Fan-out: the call that brings a tool to its budget is allowed with a
-//     narrow_scope advice naming a better move; every call of the tool
-//     after that is rejected with Rule "fan_out", so the cap cannot be
-//     brute-forced by retrying.
+//   - A call counts one call of the current step, and opens a tool round if
+//     it is the first call since the last step (or since the run started).
+//     Tool rounds are counted per turn, and limited per turn only in runs
+//     whose steps report turns: without turns the whole run would be one
+//     turn, and the limit would cap the run's rounds instead (max_steps
+//     does that).
 //   - In flight: a call the guard lets through stays in flight until its
 //     result arrives. A call beyond max_in_flight is deferred into a FIFO
 //     queue; each result of a call in flight releases the oldest deferred
@@ -36,7 +32,7 @@
 //     timers: only results release calls.
 //
 // A call is checked against the limits in this order: tool rounds per
-// turn, tool calls per step, fan-out, calls in flight. The first limit that
+// turn, tool calls per step, calls in flight. The first limit that
 // refuses the call decides its verdict, and a refused call (stopped or
 // rejected) counts toward nothing: the counters only ever hold calls that
 // run or wait to run. A deferred call is counted once, when it is
@@ -44,12 +40,8 @@
 // the chain refused never reach this one, so the budget guard belongs last
 // in the chain.
 //
-// The state is bounded. Per-tool counts are a slice sorted by tool name,
-// holding at most MaxTools tools; calls of further tools are counted
-// together in one shared entry, against each tool's own budget, so past the
-// cap a tool may reach its budget early but never late. The calls in flight
-// and the deferred calls are kept as bounded slices of call ids. Only
-// tools with a budget are counted at all.
+// The state is bounded: counts, and the calls in flight and the deferred
+// calls as bounded slices of call ids.
 //
 // The guard is deterministic: it reads no clock, starts no goroutines,
 // draws no random numbers, never iterates a map, and never encodes one in

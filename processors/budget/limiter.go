@@ -2,7 +2,6 @@ package budget
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/processors"
@@ -17,10 +16,7 @@ type Limiter struct {
 }
 
 // New returns a limiter with policy p, which must be valid.
-func New(p Policy) *Limiter {
-	p.FanOut = maps.Clone(p.FanOut)
-	return &Limiter{p: p}
-}
+func New(p Policy) *Limiter { return &Limiter{p: p} }
 
 // Name returns "budget".
 func (*Limiter) Name() string { return Name }
@@ -126,23 +122,6 @@ func (l *Limiter) call(s *State, ev *event.Event, out *processors.Out) {
 		exceeded(out, &calls, nCalls, p.MaxToolCallsPerStep.Max)
 		return
 	}
-	fanMax := l.fanOut(ev.Tool)
-	var (
-		nTool int64
-		at    int
-		found bool
-	)
-	if fanMax > 0 {
-		nTool, at, found = s.toolCalls(ev.Tool)
-		nTool++
-		if nTool > fanMax {
-			out.Reject(event.ReasonLimitExceeded,
-				fmt.Sprintf("%s was refused: its budget of %d calls in this run is spent%s; %s",
-					ev.Tool, fanMax, shared(at), betterMove(ev.Tool)),
-				processors.Count(ev.Tool, nTool), processors.Count("max", fanMax)).Rule = ruleFanOut
-			return
-		}
-	}
 	wait := p.MaxInFlight > 0 && (len(s.InFlight) >= p.MaxInFlight || len(s.Deferred) > 0)
 	if wait && len(s.Deferred) >= p.MaxDeferred {
 		n := int64(len(s.Deferred)) + 1
@@ -156,20 +135,11 @@ func (l *Limiter) call(s *State, ev *event.Event, out *processors.Out) {
 	// The call runs now or when released: count it, once.
 	prevRounds := s.Rounds
 	s.Rounds, s.Calls, s.InRound = nRounds, nCalls, true
-	if fanMax > 0 {
-		s.countTool(ev.Tool, at, found)
-	}
 	if perTurn && p.MaxToolRoundsPerTurn.softCrossed(prevRounds, nRounds) {
 		softExceeded(out, &rounds, nRounds, p.MaxToolRoundsPerTurn.Max)
 	}
 	if p.MaxToolCallsPerStep.softCrossed(nCalls-1, nCalls) {
 		softExceeded(out, &calls, nCalls, p.MaxToolCallsPerStep.Max)
-	}
-	if fanMax > 0 && nTool == fanMax {
-		out.Advise(event.Steer{Kind: event.SteerNarrowScope, Tool: ev.Tool},
-			fmt.Sprintf("you have called %s %s%s; %s (that was the last %s call this run allows)",
-				ev.Tool, times(nTool), shared(at), betterMove(ev.Tool), ev.Tool),
-			processors.Count(ev.Tool, nTool), processors.Count("max", fanMax)).Rule = ruleFanOut
 	}
 	switch {
 	case wait:
@@ -184,9 +154,13 @@ func (l *Limiter) call(s *State, ev *event.Event, out *processors.Out) {
 }
 
 // result lands a call in flight and releases the oldest deferred calls
-// while there is room.
+// while there is room. A call the agent abandoned lands like any other; if
+// it was still deferred, it leaves the queue, since it will never run.
 func (l *Limiter) result(s *State, ev *event.Event, out *processors.Out) {
 	if !s.land(ev.Call) {
+		if ev.Abandoned {
+			s.unqueue(ev.Call)
+		}
 		return // not in flight: refused, deferred, unknown, or already landed
 	}
 	limit := l.p.MaxInFlight
@@ -195,41 +169,6 @@ func (l *Limiter) result(s *State, ev *event.Event, out *processors.Out) {
 		if limit > 0 {
 			s.InFlight = append(s.InFlight, call)
 		}
-		out.Release(call, fmt.Sprintf("%s returned, so %s may run now", ev.Call, call))
+		out.Release(call, fmt.Sprintf("%s returned, so %s may run now", ev.Call, call)).Rule = ruleInFlight
 	}
-}
-
-// fanOut returns the calls per run allowed for tool, or 0 if unlimited.
-func (l *Limiter) fanOut(tool string) int64 {
-	if n, ok := l.p.FanOut[tool]; ok {
-		return n
-	}
-	return l.p.FanOutDefault
-}
-
-// shared notes that a tool's calls are counted in the shared entry.
-func shared(at int) string {
-	if at >= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (counted together with every tool after the first %d this run used)", MaxTools)
-}
-
-// times says how often: "once", "3 times".
-func times(n int64) string {
-	if n == 1 {
-		return "once"
-	}
-	return fmt.Sprintf("%d times", n)
-}
-
-// betterMove names what to do instead of calling tool again.
-func betterMove(tool string) string {
-	switch tool {
-	case "read_file":
-		return "if you are mapping a directory, list it or delegate to a sub-agent; narrow the search"
-	case "spawn_agent":
-		return "wait for the sub-agents you have and do the rest of the work yourself; narrow the task"
-	}
-	return "narrow the scope, or take another approach"
 }

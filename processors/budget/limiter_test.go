@@ -15,7 +15,7 @@ import (
 // summary renders decisions compactly, counters included:
 // "stop:LIMIT_EXCEEDED/max_turns turns=3 max=2", "advise:soft_limit/max_steps
 // steps=4 max=3", "defer/max_in_flight in_flight=2 max=2 queued=1", and a
-// release as "allow(c3)".
+// release as "allow/max_in_flight(c3)".
 func summary(ds []event.Decision) string {
 	parts := make([]string, 0, len(ds))
 	for _, d := range ds {
@@ -257,49 +257,6 @@ func TestLimiter(t *testing.T) {
 			},
 		},
 
-		// Fan-out.
-		{
-			name: "fan_out: the call that reaches the budget is advised, every later one rejected; other tools go on",
-			policy: off(func(p *budget.Policy) {
-				p.FanOut = map[string]int64{"read_file": 3}
-			}),
-			history: func(h *processortest.History) {
-				calls(h, 5, "read_file")
-				calls(h, 1, "grep")
-				calls(h, 1, "read_file")
-			},
-			want: map[int64]string{
-				2: allow, 4: allow, 6: "advise:narrow_scope/fan_out read_file=3 max=3, allow",
-				8: "reject:LIMIT_EXCEEDED/fan_out read_file=4 max=3", 9: "",
-				10: "reject:LIMIT_EXCEEDED/fan_out read_file=4 max=3",
-				12: allow,
-				14: "reject:LIMIT_EXCEEDED/fan_out read_file=4 max=3",
-			},
-		},
-		{
-			name:    "fan_out: the default spawn_agent budget is 5",
-			history: func(h *processortest.History) { calls(h, 7, "spawn_agent") },
-			want: map[int64]string{
-				2: allow, 4: allow, 6: allow, 8: allow, 10: "advise:narrow_scope/fan_out spawn_agent=5 max=5, allow",
-				12: "reject:LIMIT_EXCEEDED/fan_out spawn_agent=6 max=5", 14: "reject:LIMIT_EXCEEDED/fan_out spawn_agent=6 max=5",
-			},
-		},
-		{
-			name: "fan_out_default caps tools the map does not name; an entry of 0 lifts the cap",
-			policy: off(func(p *budget.Policy) {
-				p.FanOutDefault = 2
-				p.FanOut = map[string]int64{"ls": 0}
-			}),
-			history: func(h *processortest.History) {
-				calls(h, 3, "grep")
-				calls(h, 3, "ls")
-			},
-			want: map[int64]string{
-				2: allow, 4: "advise:narrow_scope/fan_out grep=2 max=2, allow", 6: "reject:LIMIT_EXCEEDED/fan_out grep=3 max=2",
-				8: allow, 10: allow, 12: allow,
-			},
-		},
-
 		// Calls in flight.
 		{
 			name:   "max_in_flight: calls beyond it are deferred, and results release them one by one, in order",
@@ -314,7 +271,7 @@ func TestLimiter(t *testing.T) {
 				5: "defer/max_in_flight in_flight=2 max=2 queued=1",
 				6: "defer/max_in_flight in_flight=2 max=2 queued=2",
 				7: "defer/max_in_flight in_flight=2 max=2 queued=3",
-				8: "allow(c3)", 9: "allow(c4)", 10: "allow(c5)",
+				8: "allow/max_in_flight(c3)", 9: "allow/max_in_flight(c4)", 10: "allow/max_in_flight(c5)",
 			},
 		},
 		{
@@ -329,8 +286,26 @@ func TestLimiter(t *testing.T) {
 				2: allow, 3: allow,
 				4: "defer/max_in_flight in_flight=2 max=2 queued=1",
 				5: "defer/max_in_flight in_flight=2 max=2 queued=2",
-				6: "allow(c3)", 8: "allow(c4)",
+				6: "allow/max_in_flight(c3)", 8: "allow/max_in_flight(c4)",
 				10: allow,
+			},
+		},
+		{
+			name:   "max_in_flight: an abandoned call lands like a result, and a deferred one leaves the queue and is never released",
+			policy: func(p *budget.Policy) { p.MaxInFlight = 1 },
+			history: func(h *processortest.History) {
+				parallel(h, 3, "grep")
+				h.Add(event.Event{Kind: event.KindResult, Call: "c2", Abandoned: true})
+				h.Add(event.Event{Kind: event.KindResult, Call: "c1", Abandoned: true})
+				results(h, "c3")
+				parallel(h, 1, "grep")
+			},
+			want: map[int64]string{
+				2: allow,
+				3: "defer/max_in_flight in_flight=1 max=1 queued=1",
+				4: "defer/max_in_flight in_flight=1 max=1 queued=2",
+				6: "allow/max_in_flight(c3)",
+				8: allow,
 			},
 		},
 		{
@@ -344,7 +319,7 @@ func TestLimiter(t *testing.T) {
 				2: allow,
 				3: "defer/max_in_flight in_flight=1 max=1 queued=1",
 				4: "defer/max_in_flight in_flight=1 max=1 queued=2",
-				7: "allow(c2)", 10: "allow(c3)",
+				7: "allow/max_in_flight(c2)", 10: "allow/max_in_flight(c3)",
 			},
 		},
 		{
@@ -360,7 +335,7 @@ func TestLimiter(t *testing.T) {
 				3: "defer/max_in_flight in_flight=1 max=1 queued=1",
 				4: "defer/max_in_flight in_flight=1 max=1 queued=2",
 				5: "reject:LIMIT_EXCEEDED/max_deferred queued=3 max=2",
-				6: "allow(c2)",
+				6: "allow/max_in_flight(c2)",
 				7: "defer/max_in_flight in_flight=1 max=1 queued=2",
 				8: "reject:LIMIT_EXCEEDED/max_deferred queued=3 max=2",
 			},
@@ -385,7 +360,7 @@ func TestLimiter(t *testing.T) {
 				5: "defer/max_in_flight in_flight=2 max=2 queued=1",
 				6: "defer/max_in_flight in_flight=2 max=2 queued=2",
 				7: "defer/max_in_flight in_flight=2 max=2 queued=3",
-				8: "allow(c3)", 9: "allow(c4)", 10: "allow(c5)",
+				8: "allow/max_in_flight(c3)", 9: "allow/max_in_flight(c4)", 10: "allow/max_in_flight(c5)",
 				13: "stop:LIMIT_EXCEEDED/max_tool_calls_per_step calls=6 max=5",
 			},
 		},
@@ -394,60 +369,58 @@ func TestLimiter(t *testing.T) {
 		{
 			name: "a call the budget rejects counts toward no limit",
 			policy: off(func(p *budget.Policy) {
-				p.FanOut = map[string]int64{"read_file": 1}
+				p.MaxInFlight, p.MaxDeferred = 1, 0
 				p.MaxToolCallsPerStep.Max = 2
 			}),
 			history: func(h *processortest.History) {
 				step(h, 1)
 				parallel(h, 4, "read_file")
+				results(h, "c1")
 				parallel(h, 2, "grep")
 			},
 			want: map[int64]string{
-				3: "advise:narrow_scope/fan_out read_file=1 max=1, allow",
-				4: "reject:LIMIT_EXCEEDED/fan_out read_file=2 max=1", 5: "reject:LIMIT_EXCEEDED/fan_out read_file=2 max=1",
-				6: "reject:LIMIT_EXCEEDED/fan_out read_file=2 max=1",
-				7: allow, 8: "stop:LIMIT_EXCEEDED/max_tool_calls_per_step calls=3 max=2",
+				3: allow,
+				4: "reject:LIMIT_EXCEEDED/max_deferred queued=1 max=0", 5: "reject:LIMIT_EXCEEDED/max_deferred queued=1 max=0",
+				6: "reject:LIMIT_EXCEEDED/max_deferred queued=1 max=0",
+				8: allow, 9: "stop:LIMIT_EXCEEDED/max_tool_calls_per_step calls=3 max=2",
 			},
 		},
 		{
 			name: "a call the budget rejects does not open a tool round",
 			policy: off(func(p *budget.Policy) {
-				p.FanOut = map[string]int64{"read_file": 1}
+				p.MaxInFlight, p.MaxDeferred = 1, 0
 				p.MaxToolRoundsPerTurn.Max = 2
 			}),
 			history: func(h *processortest.History) {
 				step(h, 1)
-				calls(h, 1, "read_file") // round 1
+				parallel(h, 1, "read_file") // round 1, in flight
 				step(h, 1)
-				calls(h, 1, "read_file") // rejected: opens no round
+				parallel(h, 1, "grep") // rejected: opens no round
+				results(h, "c1")
 				step(h, 1)
 				calls(h, 1, "grep") // round 2
 				step(h, 1)
 				calls(h, 1, "grep") // round 3
 			},
 			want: map[int64]string{
-				3: "advise:narrow_scope/fan_out read_file=1 max=1, allow",
-				6: "reject:LIMIT_EXCEEDED/fan_out read_file=2 max=1",
-				9: allow, 12: "stop:LIMIT_EXCEEDED/max_tool_rounds_per_turn rounds=3 max=2", 13: "stale",
+				3: allow, 5: "reject:LIMIT_EXCEEDED/max_deferred queued=1 max=0",
+				8: allow, 11: "stop:LIMIT_EXCEEDED/max_tool_rounds_per_turn rounds=3 max=2", 12: "stale",
 			},
 		},
 		{
-			name: "the limits are checked in order: rounds, calls per step, fan-out, in flight",
+			name: "the limits are checked in order: rounds, calls per step, in flight",
 			policy: func(p *budget.Policy) {
 				p.MaxToolCallsPerStep.Max, p.MaxInFlight = 2, 1
-				p.FanOut = map[string]int64{"read_file": 1}
 			},
 			history: func(h *processortest.History) {
 				parallel(h, 1, "read_file")
-				parallel(h, 1, "read_file") // fan-out before in flight
 				parallel(h, 1, "grep")      // deferred: second call of the step
-				parallel(h, 1, "read_file") // calls per step before fan-out
+				parallel(h, 1, "read_file") // calls per step before in flight
 			},
 			want: map[int64]string{
-				2: "advise:narrow_scope/fan_out read_file=1 max=1, allow",
-				3: "reject:LIMIT_EXCEEDED/fan_out read_file=2 max=1",
-				4: "defer/max_in_flight in_flight=1 max=1 queued=1",
-				5: "stop:LIMIT_EXCEEDED/max_tool_calls_per_step calls=3 max=2",
+				2: allow,
+				3: "defer/max_in_flight in_flight=1 max=1 queued=1",
+				4: "stop:LIMIT_EXCEEDED/max_tool_calls_per_step calls=3 max=2",
 			},
 		},
 
@@ -542,91 +515,34 @@ func TestLimiter(t *testing.T) {
 // the calls that run or wait to run.
 func TestRefusedCallsLeaveNoCount(t *testing.T) {
 	p := policy(func(p *budget.Policy) {
-		p.FanOut = map[string]int64{"read_file": 1}
 		p.MaxInFlight, p.MaxDeferred = 1, 1
 		p.MaxToolCallsPerStep.Max = 3
 	})
 	h := processortest.NewHistory("acme", "r")
 	step(h, 1)
 	parallel(h, 1, "read_file") // allowed
-	parallel(h, 1, "read_file") // rejected: fan-out
 	parallel(h, 1, "grep")      // deferred
 	parallel(h, 1, "grep")      // rejected: queue full
 	parallel(h, 1, "grep")      // rejected: queue full
 	_, s := decide(p, h)
 	want := budget.State{
 		Turn: 1, Turns: 1, Rounds: 1, InRound: true, Steps: 1, Calls: 2,
-		Tools:    []budget.ToolCount{{Tool: "read_file", N: 1}},
-		InFlight: []string{"c1"}, Deferred: []string{"c3"},
+		InFlight: []string{"c1"}, Deferred: []string{"c2"},
 	}
 	if fmt.Sprint(*s) != fmt.Sprint(want) {
 		t.Errorf("state %+v, want %+v", *s, want)
 	}
 
-	parallel(h, 1, "edit_file") // c6, rejected: queue full
-	results(h, "c1")            // releases c3
-	parallel(h, 1, "edit_file") // c7, deferred: the third call of the step
-	parallel(h, 1, "edit_file") // c8, the fourth: stopped
+	parallel(h, 1, "edit_file") // c5, rejected: queue full
+	results(h, "c1")            // releases c2
+	parallel(h, 1, "edit_file") // c6, deferred: the third call of the step
+	parallel(h, 1, "edit_file") // c7, the fourth: stopped
 	got, s := decide(p, h)
-	if got[11] != "stop:LIMIT_EXCEEDED/max_tool_calls_per_step calls=4 max=3" {
-		t.Errorf("event #11: %q", got[11])
+	if got[10] != "stop:LIMIT_EXCEEDED/max_tool_calls_per_step calls=4 max=3" {
+		t.Errorf("event #10: %q", got[10])
 	}
-	if s.Calls != 3 || !slices.Equal(s.InFlight, []string{"c3"}) || !slices.Equal(s.Deferred, []string{"c7"}) {
-		t.Errorf("after the stop: calls %d, in flight %q, deferred %q; want 3, [c3], [c7]", s.Calls, s.InFlight, s.Deferred)
-	}
-}
-
-// TestFanOutOther checks the cap on the tools counted one by one: past
-// MaxTools, the calls of further tools share one count, which each tool's
-// own budget applies to, and the message says so.
-func TestFanOutOther(t *testing.T) {
-	p := budget.Policy{FanOutDefault: 2}
-	h := processortest.NewHistory("acme", "r")
-	for i := range budget.MaxTools {
-		h.Call(fmt.Sprintf("tool%03d", budget.MaxTools-i), `{}`) // in reverse order: every insert shifts
-	}
-	h.Call("late-a", `{}`).Call("late-b", `{}`).Call("late-c", `{}`).Call("tool001", `{}`).Call("tool001", `{}`)
-
-	c := processors.NewChain(budget.New(p))
-	r := c.NewRun()
-	var out processors.Out
-	var log []string
-	for _, ev := range h.Events() {
-		c.Apply(r, &ev, &out)
-		if ev.Seq > budget.MaxTools+1 {
-			for _, d := range out.Decisions {
-				log = append(log, processortest.String(&d))
-			}
-		}
-	}
-	s := r.Parts[0].(*budget.State)
-	if len(s.Tools) != budget.MaxTools || s.Other != 2 {
-		t.Errorf("%d tools counted one by one and %d shared, want %d and 2", len(s.Tools), s.Other, budget.MaxTools)
-	}
-	if !slices.IsSortedFunc(s.Tools, func(a, b budget.ToolCount) int { return strings.Compare(a.Tool, b.Tool) }) {
-		t.Error("per-tool counts are not sorted by tool")
-	}
-	want := []string{
-		"allow call=c257",
-		`advise by budget call=c258 rule=fan_out steer=narrow_scope tool=late-b late-b=2 max=2 "you have called late-b 2 times (counted together with every tool after the first 256 this run used); narrow the scope, or take another approach (that was the last late-b call this run allows)"`,
-		"allow call=c258",
-		`reject by budget call=c259 LIMIT_EXCEEDED rule=fan_out late-c=3 max=2 "late-c was refused: its budget of 2 calls in this run is spent (counted together with every tool after the first 256 this run used); narrow the scope, or take another approach"`,
-		`advise by budget call=c260 rule=fan_out steer=narrow_scope tool=tool001 tool001=2 max=2 "you have called tool001 2 times; narrow the scope, or take another approach (that was the last tool001 call this run allows)"`,
-		"allow call=c260",
-		`reject by budget call=c261 LIMIT_EXCEEDED rule=fan_out tool001=3 max=2 "tool001 was refused: its budget of 2 calls in this run is spent; narrow the scope, or take another approach"`,
-	}
-	if !slices.Equal(log, want) {
-		t.Errorf("decisions past the cap:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
-	}
-
-	// However many tools a run uses, the state stays at the cap.
-	for i := range 2000 {
-		ev := event.Event{Kind: event.KindCall, Call: fmt.Sprintf("x%d", i), Tool: fmt.Sprintf("more%d", i)}
-		h.Add(ev)
-		c.Apply(r, &h.Events()[len(h.Events())-1], &out)
-	}
-	if len(s.Tools) != budget.MaxTools {
-		t.Errorf("%d tools counted one by one, want at most %d", len(s.Tools), budget.MaxTools)
+	if s.Calls != 3 || !slices.Equal(s.InFlight, []string{"c2"}) || !slices.Equal(s.Deferred, []string{"c6"}) {
+		t.Errorf("after the stop: calls %d, in flight %q, deferred %q; want 3, [c2], [c6]", s.Calls, s.InFlight, s.Deferred)
 	}
 }
 
@@ -639,25 +555,6 @@ func TestInFlightStaysBounded(t *testing.T) {
 	_, s := decide(p, h)
 	if len(s.InFlight) != 4 || len(s.Deferred) != 8 {
 		t.Errorf("%d calls in flight and %d deferred, want 4 and 8", len(s.InFlight), len(s.Deferred))
-	}
-}
-
-func TestNewCopiesPolicy(t *testing.T) {
-	p := budget.DefaultPolicy()
-	l := budget.New(p)
-	p.FanOut["spawn_agent"] = 1000
-	h := calls(processortest.NewHistory("acme", "r"), 6, "spawn_agent")
-	c := processors.NewChain(l)
-	r := c.NewRun()
-	var out processors.Out
-	for _, ev := range h.Events() {
-		c.Apply(r, &ev, &out)
-	}
-	if v := out.Verdict(); v != nil || len(out.Decisions) != 0 {
-		t.Fatalf("unexpected decisions on the last result: %s", summary(out.Decisions))
-	}
-	if s := r.Parts[0].(*budget.State); s.Tools[0].N != 5 {
-		t.Errorf("spawn_agent counted %d times, want 5: changing the policy after New changed the limiter", s.Tools[0].N)
 	}
 }
 
@@ -686,21 +583,6 @@ func histories() map[string]struct {
 	parallel(h, 1, "grep")
 	results(h, "c2", "c3", "c5") // c4 was refused: it has no result
 	hs["max-deferred"] = scenario{policy(func(p *budget.Policy) { p.MaxInFlight, p.MaxDeferred = 1, 2 }), h}
-
-	h = processortest.NewHistory("acme", "fan-out")
-	for i := range 4 {
-		step(h, 1)
-		h.Call("read_file", `{"path":"f`+fmt.Sprint(i)+`.go"}`)
-		if i < 3 {
-			h.Result(false, "package f")
-		}
-		h.Call("spawn_agent", `{"task":"t`+fmt.Sprint(i)+`"}`)
-		if i < 2 {
-			h.Result(false, "done")
-		}
-	}
-	calls(h, 1, "list_dir")
-	hs["fan-out"] = scenario{policy(func(p *budget.Policy) { p.FanOut = map[string]int64{"read_file": 3, "spawn_agent": 2} }), h}
 
 	h = processortest.NewHistory("acme", "turns")
 	for turn := range int64(4) {

@@ -3,9 +3,6 @@ package budget
 import (
 	"errors"
 	"fmt"
-	"slices"
-
-	"github.com/guardstream/guardstream/event"
 )
 
 // Limit is a cap on one count. Max 0 turns it off. A hard limit stops the
@@ -40,41 +37,30 @@ type Policy struct {
 	// beyond it is rejected. 0 means none may wait: a call beyond
 	// MaxInFlight is rejected at once.
 	MaxDeferred int `json:"max_deferred"`
-
-	// FanOut caps the calls of a tool per run, by tool name. An entry of 0
-	// lifts the cap for that tool, FanOutDefault included. A policy decoded
-	// over the defaults keeps the default entries it does not name.
-	FanOut map[string]int64 `json:"fan_out,omitempty"`
-	// FanOutDefault caps the calls per run of every tool FanOut does not
-	// name. 0 turns it off.
-	FanOutDefault int64 `json:"fan_out_default"`
 }
 
-// Bounds on the policy, which bound the state.
-const (
-	// MaxTools is the number of tools whose calls are counted one by one,
-	// and the number of tools FanOut may name.
-	MaxTools = 256
-	// MaxQueue is the largest MaxInFlight and the largest MaxDeferred.
-	MaxQueue = 1024
-)
+// MaxQueue is the largest MaxInFlight and the largest MaxDeferred, which
+// bound the state.
+const MaxQueue = 1024
 
-// DefaultPolicy returns the defaults of the reference designs: 32 turns,
-// 32 tool rounds per turn, 128 steps, 16 calls per step, all hard; 8 calls
-// in flight with up to 64 waiting; 5 spawn_agent and 50 read_file calls
-// per run (sub-agents multiply load, and a model that discovers fan-out
-// spawns until it rate-limits itself; 50 reads is well past what a focused
-// change needs). Tokens and cost are unlimited by default: sensible caps
-// depend on the model and its price, so each deployment sets its own.
+// DefaultPolicy returns defaults that fit autonomous agents, which spend
+// one user turn on 30 to 150 tool rounds (a coding agent's SWE-bench run
+// takes 14 to 145 steps, in one turn): 32 turns; 200 tool rounds per turn;
+// 250 steps, the step limit coding agents set themselves (mini-swe-agent
+// on SWE-bench); 32 calls per step, for agents that read and search in
+// wide parallel rounds; all hard. 8 calls in flight with up to 64
+// waiting. Tokens and cost are unlimited by default: sensible caps depend
+// on the model and its price, so each deployment sets its own.
+// docs/evaluation.md shows how these defaults do on real runs. (Per-tool
+// budgets, fan-out, are the loop guard's fan_out rule.)
 func DefaultPolicy() Policy {
 	return Policy{
 		MaxTurns:             Limit{Max: 32},
-		MaxToolRoundsPerTurn: Limit{Max: 32},
-		MaxSteps:             Limit{Max: 128},
-		MaxToolCallsPerStep:  Limit{Max: 16},
+		MaxToolRoundsPerTurn: Limit{Max: 200},
+		MaxSteps:             Limit{Max: 250},
+		MaxToolCallsPerStep:  Limit{Max: 32},
 		MaxInFlight:          8,
 		MaxDeferred:          64,
-		FanOut:               map[string]int64{"spawn_agent": 5, "read_file": 50},
 	}
 }
 
@@ -95,25 +81,6 @@ func (p Policy) Validate() error {
 			errs = append(errs, fmt.Errorf("budget.%s is %d; want 0 to %d", q.key, q.v, MaxQueue))
 		}
 	}
-	if p.FanOutDefault < 0 {
-		errs = append(errs, fmt.Errorf("budget.fan_out_default is %d; want 0 (off) or more", p.FanOutDefault))
-	}
-	if len(p.FanOut) > MaxTools {
-		errs = append(errs, fmt.Errorf("budget.fan_out names %d tools; the limit is %d", len(p.FanOut), MaxTools))
-	}
-	tools := make([]string, 0, len(p.FanOut))
-	for tool := range p.FanOut {
-		tools = append(tools, tool)
-	}
-	slices.Sort(tools) // report in a stable order
-	for _, tool := range tools {
-		if n := p.FanOut[tool]; n < 0 {
-			errs = append(errs, fmt.Errorf("budget.fan_out[%q] is %d; want 0 (no cap) or more", tool, n))
-		}
-		if tool == "" || len(tool) > event.MaxToolLen {
-			errs = append(errs, fmt.Errorf("budget.fan_out has a key of %d bytes; want a tool name of 1 to %d bytes", len(tool), event.MaxToolLen))
-		}
-	}
 	return errors.Join(errs...)
 }
 
@@ -127,7 +94,6 @@ const (
 	ruleCost     = "max_cost"
 	ruleInFlight = "max_in_flight"
 	ruleDeferred = "max_deferred"
-	ruleFanOut   = "fan_out"
 )
 
 type namedLimit struct {

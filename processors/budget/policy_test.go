@@ -16,10 +16,6 @@ func TestPolicyValidate(t *testing.T) {
 	if err := (budget.Policy{}).Validate(); err != nil {
 		t.Fatalf("a policy with every limit off: %v", err)
 	}
-	many := map[string]int64{}
-	for i := range budget.MaxTools + 1 {
-		many[fmt.Sprintf("t%d", i)] = 1
-	}
 	bad := []struct {
 		name string
 		mod  func(*budget.Policy)
@@ -34,10 +30,6 @@ func TestPolicyValidate(t *testing.T) {
 		{"negative max_in_flight", func(p *budget.Policy) { p.MaxInFlight = -1 }, "budget.max_in_flight is -1; want 0 to 1024"},
 		{"max_in_flight too big", func(p *budget.Policy) { p.MaxInFlight = budget.MaxQueue + 1 }, "budget.max_in_flight is 1025"},
 		{"max_deferred too big", func(p *budget.Policy) { p.MaxDeferred = budget.MaxQueue + 1 }, "budget.max_deferred is 1025"},
-		{"negative fan_out_default", func(p *budget.Policy) { p.FanOutDefault = -1 }, "budget.fan_out_default is -1"},
-		{"negative fan_out entry", func(p *budget.Policy) { p.FanOut["grep"] = -3 }, `budget.fan_out["grep"] is -3`},
-		{"empty fan_out tool", func(p *budget.Policy) { p.FanOut[""] = 3 }, "budget.fan_out has a key of 0 bytes"},
-		{"too many fan_out tools", func(p *budget.Policy) { p.FanOut = many }, "budget.fan_out names 257 tools; the limit is 256"},
 	}
 	for _, tt := range bad {
 		err := policy(tt.mod).Validate()
@@ -48,13 +40,11 @@ func TestPolicyValidate(t *testing.T) {
 
 	// Every problem is reported, in a stable order.
 	p := policy(func(p *budget.Policy) {
-		p.MaxTurns.Max, p.MaxInFlight = -1, -1
-		p.FanOut = map[string]int64{"b": -1, "a": -1}
+		p.MaxTurns.Max, p.MaxInFlight, p.MaxDeferred = -1, -1, -1
 	})
 	want := "budget.max_turns.max is -1; want 0 (off) or more\n" +
 		"budget.max_in_flight is -1; want 0 to 1024\n" +
-		`budget.fan_out["a"] is -1; want 0 (no cap) or more` + "\n" +
-		`budget.fan_out["b"] is -1; want 0 (no cap) or more`
+		"budget.max_deferred is -1; want 0 to 1024"
 	if err := p.Validate(); err == nil || err.Error() != want {
 		t.Errorf("Validate returned\n%v\nwant\n%s", err, want)
 	}
@@ -65,7 +55,7 @@ func TestPolicyValidate(t *testing.T) {
 func TestPolicyJSON(t *testing.T) {
 	p := budget.DefaultPolicy()
 	doc := `{"max_turns": {"max": 4, "soft": true}, "max_steps": {"max": 0}, "max_cost": {"max": 5000000},
-		"max_in_flight": 2, "fan_out": {"grep": 10, "read_file": 0}, "fan_out_default": 100}`
+		"max_in_flight": 2}`
 	if err := json.Unmarshal([]byte(doc), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +63,9 @@ func TestPolicyJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fmt.Sprintf("%+v", p)
-	want := "{MaxTurns:{Max:4 Soft:true} MaxToolRoundsPerTurn:{Max:32 Soft:false} MaxSteps:{Max:0 Soft:false} " +
-		"MaxToolCallsPerStep:{Max:16 Soft:false} MaxTokens:{Max:0 Soft:false} MaxCost:{Max:5000000 Soft:false} " +
-		"MaxInFlight:2 MaxDeferred:64 FanOut:map[grep:10 read_file:0 spawn_agent:5] FanOutDefault:100}"
+	want := "{MaxTurns:{Max:4 Soft:true} MaxToolRoundsPerTurn:{Max:200 Soft:false} MaxSteps:{Max:0 Soft:false} " +
+		"MaxToolCallsPerStep:{Max:32 Soft:false} MaxTokens:{Max:0 Soft:false} MaxCost:{Max:5000000 Soft:false} " +
+		"MaxInFlight:2 MaxDeferred:64}"
 	if got != want {
 		t.Errorf("decoded\n%s\nwant\n%s", got, want)
 	}
@@ -83,9 +73,9 @@ func TestPolicyJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const defaults = `{"max_turns":{"max":32},"max_tool_rounds_per_turn":{"max":32},"max_steps":{"max":128},` +
-		`"max_tool_calls_per_step":{"max":16},"max_tokens":{"max":0},"max_cost":{"max":0},"max_in_flight":8,` +
-		`"max_deferred":64,"fan_out":{"read_file":50,"spawn_agent":5},"fan_out_default":0}`
+	const defaults = `{"max_turns":{"max":32},"max_tool_rounds_per_turn":{"max":200},"max_steps":{"max":250},` +
+		`"max_tool_calls_per_step":{"max":32},"max_tokens":{"max":0},"max_cost":{"max":0},"max_in_flight":8,` +
+		`"max_deferred":64}`
 	if string(b) != defaults {
 		t.Errorf("defaults encode as\n%s\nwant\n%s", b, defaults)
 	}

@@ -1,13 +1,9 @@
 package budget
 
-import (
-	"slices"
-	"strings"
-)
+import "slices"
 
-// State is the guard's state for one run. It is bounded: counts, at most
-// MaxTools per-tool counts, and at most MaxQueue call ids in flight and
-// MaxQueue deferred.
+// State is the guard's state for one run. It is bounded: counts, and at
+// most MaxQueue call ids in flight and MaxQueue deferred.
 type State struct {
 	Turn    int64 `msgpack:"turn,omitempty"`   // the highest turn a step reported
 	Turns   int64 `msgpack:"turns,omitempty"`  // turns opened
@@ -18,48 +14,8 @@ type State struct {
 	Tokens  int64 `msgpack:"tok,omitempty"`    // prompt and completion tokens of the run's steps
 	Cost    int64 `msgpack:"cost,omitempty"`   // cost of the run's steps, in micro-units
 
-	// Tools counts the calls of each tool with a budget, sorted by tool.
-	Tools []ToolCount `msgpack:"tools,omitempty"`
-	// Other counts the calls of tools with a budget that came after Tools
-	// was full.
-	Other int64 `msgpack:"other,omitempty"`
-
 	InFlight []string `msgpack:"fly,omitempty"` // calls let through without a result, oldest first
 	Deferred []string `msgpack:"def,omitempty"` // deferred calls, oldest first
-}
-
-// ToolCount is the number of calls of one tool.
-type ToolCount struct {
-	Tool string `msgpack:"t"`
-	N    int64  `msgpack:"n"`
-}
-
-// toolCalls returns the calls of tool so far, and where they are kept: an
-// index into Tools, len(Tools) with found false if the tool is not there
-// yet but fits, or -1 if its calls go to Other.
-func (s *State) toolCalls(tool string) (n int64, i int, found bool) {
-	i, found = slices.BinarySearchFunc(s.Tools, tool, func(c ToolCount, t string) int {
-		return strings.Compare(c.Tool, t)
-	})
-	switch {
-	case found:
-		return s.Tools[i].N, i, true
-	case len(s.Tools) < MaxTools:
-		return 0, i, false
-	}
-	return s.Other, -1, false
-}
-
-// countTool records a call of tool, at i as toolCalls returned it.
-func (s *State) countTool(tool string, i int, found bool) {
-	switch {
-	case found:
-		s.Tools[i].N++
-	case i < 0:
-		s.Other++
-	default:
-		s.Tools = slices.Insert(s.Tools, i, ToolCount{Tool: tool, N: 1})
-	}
 }
 
 // land removes call from the calls in flight and reports whether it was
@@ -71,6 +27,13 @@ func (s *State) land(call string) bool {
 	}
 	s.InFlight = slices.Delete(s.InFlight, i, i+1)
 	return true
+}
+
+// unqueue removes call from the deferred calls, if it is there.
+func (s *State) unqueue(call string) {
+	if i := slices.Index(s.Deferred, call); i >= 0 {
+		s.Deferred = slices.Delete(s.Deferred, i, i+1)
+	}
 }
 
 // dequeue removes and returns the oldest deferred call. The queue's

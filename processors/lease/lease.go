@@ -33,15 +33,16 @@ type State struct {
 // NewState returns the state of a run without a lease.
 func (*Keeper) NewState() processors.State { return &State{} }
 
-// Apply arms the lease at run start, renews it on heartbeats, and stops the
-// run when the current lease expires.
+// Apply arms the lease at run start, renews it on heartbeats and on an
+// accepted resume (which may reopen a stopped run, whose timers were
+// cancelled), and stops the run when the current lease expires.
 func (k *Keeper) Apply(st processors.State, ev *event.Event, out *processors.Out) {
 	s := st.(*State)
 	switch ev.Kind {
 	case event.KindRunStart:
 		s.TTL = k.ttl(ev.Lease)
 		k.renew(s, ev, out)
-	case event.KindHeartbeat:
+	case event.KindHeartbeat, event.KindResume:
 		k.renew(s, ev, out)
 	case event.KindTimer:
 		if ev.Timer != TimerName || s.TTL == 0 || ev.Gen != s.Gen {

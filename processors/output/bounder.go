@@ -70,6 +70,9 @@ func (b *Bounder) caps(tool string) (lines, bytes int) {
 
 func (b *Bounder) result(s *State, ev *event.Event, out *processors.Out) {
 	tool := s.take(ev.Call)
+	if ev.Abandoned {
+		return // the call never ran: there is no output to show, and no search came back empty
+	}
 	if tool == "" {
 		tool = ev.Tool
 	}

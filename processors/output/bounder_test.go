@@ -168,7 +168,11 @@ func TestBounder(t *testing.T) {
 				t.Fatalf("%d decisions, want %d: %v", len(ds), want, ds)
 			}
 			d := ds[0]
-			if d.Kind != event.Output || d.Guard != output.Name || d.Call != last.Call || d.Rule != tt.rule {
+			rule := tt.rule
+			if rule == "" {
+				rule = output.Name // the bounder's one rule
+			}
+			if d.Kind != event.Output || d.Guard != output.Name || d.Call != last.Call || d.Rule != rule {
 				t.Errorf("decision %s", processortest.String(&d))
 			}
 			if prefix, ok := strings.CutSuffix(tt.view, "…"); ok {
@@ -195,6 +199,19 @@ func TestBounder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAbandoned checks that a call the agent gave up on before it ran
+// draws neither an output nor a zero_results advice: it has no output.
+func TestAbandoned(t *testing.T) {
+	for _, h := range []*processortest.History{
+		start("r", "").Call("grep", `{"q":"x"}`).Add(event.Event{Kind: event.KindResult, Call: "c1", Abandoned: true}),
+		start("r", "").Add(event.Event{Kind: event.KindResult, Call: "c7", Tool: "glob", Abandoned: true}),
+	} {
+		if ds := decide(t, output.DefaultPolicy(), h); len(ds) != 0 {
+			t.Errorf("an abandoned call drew %d decisions: %v", len(ds), ds)
+		}
 	}
 }
 

@@ -78,14 +78,7 @@ func bench(b *testing.B, tool string, args func(int) string) {
 			calls = append(calls, ev)
 		}
 	}
-	var out processors.Out
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		ev := &calls[i%len(calls)]
-		ev.Seq = int64(i + 2) // keep sequences rising past the history
-		c.Apply(r, ev, &out)
-	}
+	processortest.Bench(b, c, r, calls)
 }
 
 // BenchmarkFileCall measures the policy guard, in a chain, on an allowed
@@ -96,3 +89,53 @@ func BenchmarkFileCall(b *testing.B) { bench(b, "read_file", fileArgs) }
 // BenchmarkShellCall measures an allowed bash call: argument scan,
 // tokenizer, classifier, write and escape checks.
 func BenchmarkShellCall(b *testing.B) { bench(b, "bash", shellArgs) }
+
+// sizedPolicy returns the test policy with each glob list (protected,
+// test_globs, shell.safe_paths, and the code pattern's include and
+// exclude) grown to n globs, or kept at its own length if that is more.
+// The added globs (policy.SizedGlobs) come first and match none of the
+// benchmarks' paths, so a matcher that tries the globs in turn tries them
+// all.
+func sizedPolicy(n int) policy.Policy {
+	grow := func(own []string) []string {
+		return append(policy.SizedGlobs(max(0, n-len(own))), own...)
+	}
+	p := testPolicy()
+	p.Protected = grow(p.Protected)
+	p.TestGlobs = grow(p.TestGlobs)
+	p.Shell.SafePaths = grow(p.Shell.SafePaths)
+	code := p.Patterns["code"]
+	code.PathScope.Include = grow(code.PathScope.Include)
+	code.PathScope.Exclude = grow(code.PathScope.Exclude)
+	p.Patterns["code"] = code
+	return p
+}
+
+// BenchmarkPolicySize measures an allowed edit_file call, which every
+// glob list but the shell's safe paths decides, against policies of 8, 64
+// and 1,024 globs per list: the cost must not grow with the globs.
+func BenchmarkPolicySize(b *testing.B) {
+	for _, n := range []int{8, 64, 1024} {
+		b.Run(fmt.Sprintf("globs=%d", n), func(b *testing.B) {
+			p := sizedPolicy(n)
+			if err := p.Validate(); err != nil {
+				b.Fatal(err)
+			}
+			c := processors.NewChain(policy.New(p))
+			h := newRun("bench", ws, "code")
+			for i := range 1024 {
+				h.Call("edit_file", fmt.Sprintf(`{"path":"src/pkg%d/file%d.go","old_str":"a%d","new_str":"b"}`, i%17, i%5, i))
+			}
+			evs := h.Events()
+			r := c.NewRun()
+			var out processors.Out
+			c.Apply(r, &evs[0], &out)
+			calls := evs[1:]
+			c.Apply(r, &calls[0], &out)
+			if v := out.Verdict(); v == nil || v.Kind != event.Allow || len(out.Decisions) != 1 {
+				b.Fatalf("the call draws %s, want a plain allow", processortest.String(&out.Decisions[0]))
+			}
+			processortest.Bench(b, c, r, calls)
+		})
+	}
+}

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/internal/shell"
 	"github.com/guardstream/guardstream/internal/workspace"
 	"github.com/guardstream/guardstream/processors"
-	"github.com/guardstream/guardstream/processors/policy/shell"
 )
 
 // Name is the guard's processor name.
@@ -41,8 +41,9 @@ type Enforcer struct {
 	tests             globSet
 	safe              globSet
 
-	pathKeys, patchKeys, writeTools, shellTools, shellKeys workspace.Set
-	opTools                                                map[string]opSet
+	pathKeys, patchKeys, writeTools, createTools workspace.Set
+	shells                                       workspace.Shells
+	opTools                                      map[string]opSet
 }
 
 // compiled is a pattern ready for checking.
@@ -90,6 +91,42 @@ var shellOps = []struct {
 	{shell.OpNetwork, OpNetwork}, {shell.OpPackageInstall, OpPackageInstall}, {shell.OpSudo, OpSudo},
 }
 
+// wholeFileTools are the write tools that create files. Tools that write
+// a file whole (write_file) overwrite existing files as often as they
+// create new ones, so they are not among them; nor are editor tools,
+// unless their "command" argument is "create".
+var wholeFileTools = []string{"create_file"}
+
+// editorCommand returns the "command" argument of an editor tool, such as
+// "create" for str_replace_based_edit_tool.
+func editorCommand(args string) string {
+	cmd := ""
+	workspace.Strings(args, func(key string) bool { return key == "command" }, func(_, val string) bool {
+		cmd = val
+		return false
+	})
+	return cmd
+}
+
+// editorAppends reports whether an editor tool's call only adds to a
+// file: an insert command, or a replacement whose new text keeps the old
+// text whole.
+func editorAppends(args string) bool {
+	var cmd, old, repl string
+	workspace.Strings(args, func(key string) bool { return key == "command" || key == "old_str" || key == "new_str" }, func(key, val string) bool {
+		switch key {
+		case "command":
+			cmd = val
+		case "old_str":
+			old = val
+		case "new_str":
+			repl = val
+		}
+		return true
+	})
+	return cmd == "insert" || cmd == "str_replace" && old != "" && strings.Contains(repl, old)
+}
+
 // New returns an Enforcer for p, which must be valid (see Policy.Validate).
 func New(p Policy) *Enforcer {
 	e := &Enforcer{
@@ -97,15 +134,15 @@ func New(p Policy) *Enforcer {
 		patterns: make(map[string]*compiled, len(p.Patterns)),
 		known:    strings.Join(sortedKeys(p.Patterns), ", "),
 
-		protected:  mustGlobs(slices.Clone(p.Protected)),
-		tests:      mustGlobs(slices.Clone(p.TestGlobs)),
-		safe:       mustGlobs(slices.Clone(p.Shell.SafePaths)),
-		pathKeys:   workspace.NewSet(p.Vocabulary.PathKeys),
-		patchKeys:  workspace.NewSet(p.Vocabulary.PatchKeys),
-		writeTools: workspace.NewSet(p.Vocabulary.WriteTools, p.OperationTools[OpDeleteFiles]),
-		shellTools: workspace.NewSet(p.ShellTools),
-		shellKeys:  workspace.NewSet(p.ShellKeys),
-		opTools:    map[string]opSet{},
+		protected:   mustGlobs(slices.Clone(p.Protected)),
+		tests:       mustGlobs(slices.Clone(p.TestGlobs)),
+		safe:        mustGlobs(slices.Clone(p.Shell.SafePaths)),
+		pathKeys:    workspace.NewSet(p.Vocabulary.PathKeys),
+		patchKeys:   workspace.NewSet(p.Vocabulary.PatchKeys),
+		writeTools:  workspace.NewSet(p.Vocabulary.WriteTools, p.OperationTools[OpDeleteFiles]),
+		createTools: workspace.NewSet(wholeFileTools),
+		shells:      p.Vocabulary.Shells(),
+		opTools:     map[string]opSet{},
 	}
 	anywhere := make([]string, len(p.Protected))
 	for i, g := range p.Protected {
@@ -156,6 +193,8 @@ func (e *Enforcer) Apply(st processors.State, ev *event.Event, out *processors.O
 			return // the first run start decides
 		}
 		s.Started, s.Workspace = true, ev.Workspace
+		s.Shells = e.shells.Declared(ev.Tools)
+		s.Writers = workspace.DeclaredWriters(ev.Tools, e.writeTools)
 		s.Pattern = ev.Pattern
 		if s.Pattern == "" {
 			s.Pattern = e.p.Agents[ev.Agent]
@@ -204,11 +243,15 @@ type check struct {
 	ops   opSet
 	shell string // the command, for messages
 
+	s *State
+
 	rule, msg   string // the first rule broken
 	testPath    string // the first test file written
 	deletedTest string // the first test file deleted
 	escape      string // the first path outside the workspace a command names
 	escapes     int
+	created     []string // test files the call creates
+	edited      []string // test files the call changes in place
 }
 
 func (c *check) fail(rule, msg string) bool {
@@ -227,22 +270,24 @@ func (e *Enforcer) call(s *State, ev *event.Event, out *processors.Out) {
 			fmt.Sprintf("pattern %q does not allow tool %q; allowed tools: %s", pat.id, ev.Tool, pat.allowedList)).Rule = RuleAllowedTools
 		return
 	}
-	c := check{e: e, pat: pat, root: workspace.NewRoot(s.Workspace), tool: ev.Tool, ops: e.opTools[ev.Tool]}
-	write, deletes := e.writeTools.Has(ev.Tool), c.ops&deleteFilesBit != 0
-	isShell := e.shellTools.Has(ev.Tool)
+	c := check{e: e, s: s, pat: pat, root: workspace.NewRoot(s.Workspace), tool: ev.Tool, ops: e.opTools[ev.Tool]}
+	how := access{write: e.writeTools.Has(ev.Tool) || slices.Contains(s.Writers, ev.Tool), deletes: c.ops&deleteFilesBit != 0}
+	how.create = how.write && !how.deletes && (e.createTools.Has(ev.Tool) || editorCommand(ev.Args) == "create")
+	how.append = how.write && !how.deletes && !how.create && editorAppends(ev.Args)
+	isShell := e.shells.Is(ev.Tool, s.Shells)
 
 	wellFormed := workspace.CallPaths(c.root, ev.Path, ev.Args, e.pathKeys, func(raw, rel string, inside bool) bool {
-		return c.path(raw, rel, inside, write, deletes, false)
+		return c.path(raw, rel, inside, how)
 	})
-	if write && c.rule == "" && wellFormed {
-		c.patches(ev.Args, deletes)
+	if how.write && c.rule == "" && wellFormed {
+		c.patches(ev.Args, how.deletes)
 	}
 	switch {
 	case c.rule != "":
-	case !wellFormed && (write || isShell):
+	case !wellFormed && (how.write || isShell):
 		c.fail(RuleArgs, fmt.Sprintf("the arguments of %s are not a JSON object, so the paths it touches cannot be checked", ev.Tool))
 	case isShell:
-		c.command(ev.Args)
+		c.command(ev.Args, s.Shells)
 	}
 	if c.rule == "" && pat != nil {
 		if c.deletedTest != "" {
@@ -259,6 +304,12 @@ func (e *Enforcer) call(s *State, ev *event.Event, out *processors.Out) {
 		out.Reject(event.ReasonPolicyViolation, c.msg).Rule = c.rule
 		return
 	}
+	for _, p := range c.created {
+		s.Scratch = remember(s.Scratch, p)
+	}
+	for _, p := range c.edited {
+		s.Edited = remember(s.Edited, p)
+	}
 	if c.testPath != "" && (pat == nil || pat.testEdits == TestEditsAdvisory) {
 		out.Advise(event.Steer{Kind: event.SteerTestEdit, Tool: ev.Tool},
 			fmt.Sprintf("%s writes the test file %q: make sure the test, not the code, is what needs to change", ev.Tool, c.testPath))
@@ -272,17 +323,28 @@ func (e *Enforcer) call(s *State, ev *event.Event, out *processors.Out) {
 	}
 }
 
+// access is how a call touches a path.
+type access struct {
+	write   bool
+	deletes bool // it removes the path (with what lies under it)
+	create  bool // it creates the file whole, rather than changing it in place
+	append  bool // it only adds lines to the file, changing none it has
+	byShell bool // a shell command names it
+	names   []string
+}
+
 // path checks one path the call writes or names and reports whether the
 // checking goes on.
-func (c *check) path(raw, rel string, inside, write, deletes, byShell bool) bool {
+func (c *check) path(raw, rel string, inside bool, how access) bool {
+	write, deletes := how.write, how.deletes
 	if !inside {
-		if byShell {
+		if how.byShell {
 			return true // the command's paths outside the workspace are advised
 		}
 		return c.fail(RulePathScope, fmt.Sprintf("%s %s %q, which escapes the workspace%s", c.tool, verb(write), raw, c.wsNote()))
 	}
 	if write {
-		if g, ok := c.e.protects(rel, deletes); ok {
+		if g, ok := c.e.protects(rel, deletes, how.names); ok {
 			return c.fail(RuleProtectedPath, fmt.Sprintf("%s writes %q, which is protected (%s) and never writable%s", c.tool, rel, g, c.via()))
 		}
 	}
@@ -297,17 +359,39 @@ func (c *check) path(raw, rel string, inside, write, deletes, byShell bool) bool
 			}
 		}
 	}
-	if write {
+	if write && len(how.names) == 0 {
 		if _, ok := c.e.tests.match(rel); ok {
-			if c.testPath == "" {
-				c.testPath = rel
-			}
-			if deletes && c.deletedTest == "" {
-				c.deletedTest = rel
-			}
+			c.testWrite(rel, how)
 		}
 	}
 	return true
+}
+
+// testWrite notes a write of the test file rel. A file the run created
+// itself (a scratch script, or a new test it is writing) is the run's own:
+// writing or deleting it draws no advice. Creating a file whole, when the
+// run has not edited it in place before, creates such a file. Adding
+// lines to a project's test file (a new test appended or inserted)
+// changes none of its expectations: no advice either, though a pattern
+// that forbids test edits still refuses it.
+func (c *check) testWrite(rel string, how access) {
+	switch {
+	case slices.Contains(c.s.Scratch, rel):
+	case how.create && !slices.Contains(c.s.Edited, rel):
+		c.created = append(c.created, rel)
+	case how.append && (c.pat == nil || c.pat.testEdits != TestEditsStrict):
+		c.edited = append(c.edited, rel)
+	default:
+		if c.testPath == "" {
+			c.testPath = rel
+		}
+		if how.deletes && c.deletedTest == "" {
+			c.deletedTest = rel
+		}
+		if !how.deletes {
+			c.edited = append(c.edited, rel)
+		}
+	}
 }
 
 // patches checks the paths of the patches in a write tool's arguments.
@@ -318,25 +402,29 @@ func (c *check) patches(args string, deletes bool) {
 				c.ops |= deleteFilesBit
 			}
 			rel, inside := c.root.Rel(p)
-			return c.path(p, rel, inside, true, deletes || deleted, false)
+			return c.path(p, rel, inside, access{write: true, deletes: deletes || deleted})
 		})
 		return c.rule == ""
 	})
 }
 
 // protects returns the protected glob that a write of rel would touch; a
-// deletion of rel also touches what lies under it.
-func (e *Enforcer) protects(rel string, deletes bool) (string, bool) {
+// deletion of rel also touches what lies under it, or, when names are
+// given (a find that deletes by name), the files so named under it.
+func (e *Enforcer) protects(rel string, deletes bool, names []string) (string, bool) {
 	if g, ok := e.protected.match(rel); ok {
 		return g, true
 	}
 	if strings.HasPrefix(rel, "/") {
 		return e.protectedAnywhere.match(rel) // no workspace: the path as given
 	}
-	if deletes {
-		return e.protected.covers(rel)
+	switch {
+	case !deletes:
+		return "", false
+	case len(names) > 0:
+		return e.protected.coversNamed(rel, names)
 	}
-	return "", false
+	return e.protected.covers(rel)
 }
 
 func verb(write bool) string {
@@ -361,9 +449,9 @@ func (c *check) via() string {
 	return " in `" + abbrev(c.shell) + "`"
 }
 
-// command checks the shell command in args.
-func (c *check) command(args string) {
-	cmd, argv, found := workspace.Command(args, c.e.shellKeys.Has)
+// command checks the shell command in args, a call of a shell tool.
+func (c *check) command(args string, declared []string) {
+	cmd, argv, found := c.e.shells.Command(c.tool, args, declared)
 	if !found {
 		return
 	}
@@ -387,7 +475,7 @@ func (c *check) command(args string) {
 	}
 	for _, t := range a.Writes {
 		rel, inside := c.root.Rel(t.Path)
-		if !c.path(t.Path, rel, inside, true, t.Delete, true) {
+		if !c.path(t.Path, rel, inside, access{write: true, deletes: t.Delete, create: t.Create, append: t.Append, byShell: true, names: t.Names}) {
 			return
 		}
 	}
@@ -447,7 +535,7 @@ func (e *Enforcer) result(s *State, ev *event.Event, out *processors.Out) {
 		}
 		rel, _ := root.Rel(p)
 		s.addPath(rel)
-		if g, ok := e.protects(rel, false); ok && protected == "" {
+		if g, ok := e.protects(rel, false, nil); ok && protected == "" {
 			protected, protectedBy = rel, g
 		}
 	}

@@ -35,15 +35,11 @@ type Policy struct {
 	// delete_tests operation.
 	TestGlobs []string `json:"test_globs"`
 
-	// Vocabulary says which argument keys hold paths and patches and which
-	// tools write files. It is shared with the antipattern guard, so the
-	// policy document sets it once, at its top (guard.Policy.Tools).
+	// Vocabulary says which argument keys hold paths and patches, which
+	// tools write files and which run shell commands. It is shared with
+	// the antipattern guard, so the policy document sets it once, at its
+	// top (guard.Policy.Tools).
 	Vocabulary workspace.Vocabulary `json:"-"`
-	// ShellTools are the tools that run a shell command, and ShellKeys the
-	// argument keys that hold it (a string, or an array of strings taken
-	// as an argument vector).
-	ShellTools []string `json:"shell_tools"`
-	ShellKeys  []string `json:"shell_keys"`
 	// OperationTools lists, per operation, the tools whose every call
 	// performs it, such as git_push for the git_push operation. Shell
 	// commands are recognised by the shell classifier.
@@ -153,7 +149,7 @@ const MaxPaths = 256
 // tool vocabularies of common agent frameworks.
 func DefaultPolicy() Policy {
 	return Policy{
-		Protected: []string{".git/objects/**", ".git/refs/**", ".git/HEAD", ".git/config"},
+		Protected: []string{".git/objects/**", ".git/refs/**", ".git/HEAD", ".git/config", ".git/hooks/**"},
 		Shell: Shell{
 			Destructive: true,
 			PathEscape:  true,
@@ -169,8 +165,6 @@ func DefaultPolicy() Policy {
 			"**/tests/**", "**/test/**", "**/__tests__/**",
 		},
 		Vocabulary: workspace.DefaultVocabulary(),
-		ShellTools: []string{"bash", "shell", "sh", "run_command", "exec", "terminal", "run_shell_command", "execute_command"},
-		ShellKeys:  []string{"command", "cmd", "script"},
 		OperationTools: map[Operation][]string{
 			OpGitPush:        {"git_push"},
 			OpDeleteFiles:    {"delete_file", "delete_files", "remove_file", "delete_directory", "delete", "rm"},

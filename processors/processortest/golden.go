@@ -53,6 +53,19 @@ func LogWith(c *processors.Chain, history []event.Event, detail func(*event.Deci
 			if ev.DocSchema != "" {
 				fmt.Fprintf(&b, " doc=%s %s", ev.DocSchema, ev.Doc)
 			}
+			if ev.TextDig != "" {
+				fmt.Fprintf(&b, " tdig=%s", ev.TextDig)
+			}
+		case event.KindTurn:
+			if ev.Turn != 0 {
+				fmt.Fprintf(&b, " %d", ev.Turn)
+			}
+		case event.KindResume:
+			fmt.Fprintf(&b, " by=%s %q", ev.By, ev.Why)
+		case event.KindCompact:
+			if ev.Context != 0 || ev.Window != 0 {
+				fmt.Fprintf(&b, " ctx=%d win=%d", ev.Context, ev.Window)
+			}
 		case event.KindTimer:
 			fmt.Fprintf(&b, " %s gen=%d", ev.Timer, ev.Gen)
 		case event.KindRound:

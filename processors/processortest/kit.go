@@ -16,10 +16,29 @@ import (
 // proves little).
 func Run(t *testing.T, p processors.Processor, history []event.Event) {
 	t.Helper()
-	t.Run("determinism", func(t *testing.T) { determinism(t, p, history) })
-	t.Run("duplicate-delivery", func(t *testing.T) { duplicates(t, p, history) })
-	t.Run("snapshot-round-trip", func(t *testing.T) { snapshots(t, p, history) })
-	t.Run("odd-input", func(t *testing.T) { oddInput(t, p, history) })
+	RunAfter(t, p, history)
+}
+
+// RunAfter checks p as Run does, in a chain where the processors before
+// come first: for a processor that reacts to what others decide, such as
+// the round barrier to the calls they refuse.
+func RunAfter(t *testing.T, p processors.Processor, history []event.Event, before ...processors.Processor) {
+	t.Helper()
+	k := kit{p: p, before: before}
+	t.Run("determinism", func(t *testing.T) { k.determinism(t, history) })
+	t.Run("duplicate-delivery", func(t *testing.T) { k.duplicates(t, history) })
+	t.Run("snapshot-round-trip", func(t *testing.T) { k.snapshots(t, history) })
+	t.Run("odd-input", func(t *testing.T) { k.oddInput(t, history) })
+}
+
+// kit is the processor under test and the processors before it.
+type kit struct {
+	p      processors.Processor
+	before []processors.Processor
+}
+
+func (k kit) chain() *processors.Chain {
+	return processors.NewChain(append(slices.Clip(k.before), k.p)...)
 }
 
 // step is what applying one event left behind.
@@ -54,9 +73,10 @@ func replay(t *testing.T, c *processors.Chain, r *processors.Run, events []event
 	return steps
 }
 
-func determinism(t *testing.T, p processors.Processor, history []event.Event) {
-	a := replay(t, processors.NewChain(p), processors.NewChain(p).NewRun(), history)
-	c := processors.NewChain(p)
+func (k kit) determinism(t *testing.T, history []event.Event) {
+	p := k.p
+	a := replay(t, k.chain(), k.chain().NewRun(), history)
+	c := k.chain()
 	b := replay(t, c, c.NewRun(), history)
 	decided := false
 	for i := range a {
@@ -73,8 +93,8 @@ func determinism(t *testing.T, p processors.Processor, history []event.Event) {
 	}
 }
 
-func duplicates(t *testing.T, p processors.Processor, history []event.Event) {
-	c := processors.NewChain(p)
+func (k kit) duplicates(t *testing.T, history []event.Event) {
+	c := k.chain()
 	clean := replay(t, c, c.NewRun(), history)
 
 	r := c.NewRun()
@@ -100,8 +120,8 @@ func duplicates(t *testing.T, p processors.Processor, history []event.Event) {
 	}
 }
 
-func snapshots(t *testing.T, p processors.Processor, history []event.Event) {
-	c := processors.NewChain(p)
+func (k kit) snapshots(t *testing.T, history []event.Event) {
+	c := k.chain()
 	clean := replay(t, c, c.NewRun(), history)
 	for i := range history {
 		r, err := c.Decode(clean[i].snapshot)
@@ -124,7 +144,8 @@ func snapshots(t *testing.T, p processors.Processor, history []event.Event) {
 
 // oddInput applies events a careless or hostile agent might send, on a
 // fresh run and after the history; none of them may panic.
-func oddInput(t *testing.T, p processors.Processor, history []event.Event) {
+func (k kit) oddInput(t *testing.T, history []event.Event) {
+	p := k.p
 	odd := []event.Event{
 		{Kind: event.KindCall, Call: "x1", Tool: "t", Args: `{not json`},
 		{Kind: event.KindResult, Call: "never-called", Err: true},
@@ -142,7 +163,7 @@ func oddInput(t *testing.T, p processors.Processor, history []event.Event) {
 		{Kind: event.KindResult, Call: "x4", Ref: &event.OutputRef{Digest: "sha256:" + strings.Repeat("0", 64), Size: 1 << 30}},
 		{Kind: event.KindRunStart, Lease: 1000, Tools: []event.Schema{{Name: "t", Schema: `{"type":`}}},
 	}
-	c := processors.NewChain(p)
+	c := k.chain()
 	for _, start := range [][]event.Event{nil, history} {
 		r := c.NewRun()
 		replay(t, c, r, start)

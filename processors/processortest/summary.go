@@ -7,7 +7,9 @@ import (
 
 // Brief renders a decision as its kind and what most distinguishes it: the
 // steer constraint of an advice, else the reason, as in "advise:avoid_repeat"
-// or "stop:LOOP_DETECTED". Table tests build their summaries on it.
+// or "stop:LOOP_DETECTED", and the outcome of a stop that does not end the
+// run as failed, as in "stop:LOOP_DETECTED(completed)". Table tests build
+// their summaries on it.
 func Brief(d *event.Decision) string {
 	s := d.Kind.String()
 	switch {
@@ -15,6 +17,9 @@ func Brief(d *event.Decision) string {
 		s += ":" + string(d.Steer.Kind)
 	case d.Reason != "":
 		s += ":" + string(d.Reason)
+	}
+	if d.Kind == event.Stop && d.Outcome != "" && d.Outcome != event.StatusFailed {
+		s += "(" + string(d.Outcome) + ")"
 	}
 	return s
 }

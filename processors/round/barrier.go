@@ -71,19 +71,39 @@ func (b *Barrier) open(s *State, ev *event.Event, out *processors.Out) {
 }
 
 func (b *Barrier) result(s *State, ev *event.Event, out *processors.Out) {
+	settleCall(s, ev.Call, false, out)
+}
+
+// Refused counts the refused call ev as settled in the open rounds that
+// list it: it will never have a result.
+func (b *Barrier) Refused(st processors.State, ev *event.Event, out *processors.Out) {
+	settleCall(st.(*State), ev.Call, true, out)
+}
+
+// settleCall records that call is settled, by a result or a refusal, in
+// every open round that lists it, and settles the rounds it completes,
+// oldest first.
+func settleCall(s *State, call string, refused bool, out *processors.Out) {
 	for i := 0; i < len(s.Open); {
 		r := &s.Open[i]
-		k, ok := slices.BinarySearchFunc(r.Calls, ev.Call, CompareIDs)
+		k, ok := slices.BinarySearchFunc(r.Calls, call, CompareIDs)
 		if !ok || r.has(k) {
 			i++
 			continue
 		}
 		r.mark(k)
+		if refused {
+			r.refuse(k)
+		}
 		if r.In++; r.In < len(r.Calls) {
 			i++
 			continue
 		}
-		settle(r, out, "", fmt.Sprintf("all %d results of round #%d are in", len(r.Calls), r.Seq))
+		msg := fmt.Sprintf("all %d results of round #%d are in", len(r.Calls), r.Seq)
+		if r.Refused != nil {
+			msg = fmt.Sprintf("all %d calls of round #%d are settled", len(r.Calls), r.Seq)
+		}
+		settle(r, out, "", msg)
 		s.Open = slices.Delete(s.Open, i, i+1)
 	}
 }
@@ -107,16 +127,20 @@ func (b *Barrier) timer(s *State, ev *event.Event, out *processors.Out) {
 // settle emits r's settled decision; the caller removes r. msg says why it
 // settled; the calls are appended to it.
 func settle(r *Round, out *processors.Out, rule, msg string) {
-	missing := r.missing()
+	missing, refused := r.missing(), r.refused()
 	if len(missing) > 0 {
-		msg += fmt.Sprintf("; %d of %d results are in; missing: %s", r.In, len(r.Calls), listIDs(missing))
+		msg += fmt.Sprintf("; %d of %d results are in; missing: %s", r.In-len(refused), len(r.Calls)-len(refused), listIDs(missing))
 	} else {
 		msg += ": " + listIDs(r.Calls)
 	}
-	d := out.Emit(event.Settled, msg,
-		processors.Count("round", r.Seq), processors.Count("calls", len(r.Calls)), processors.Count("missing", len(missing)))
-	d.Call, d.Rule = "", rule // about the round, not the result that completed it
-	d.Calls, d.Missing = slices.Clone(r.Calls), missing
+	counts := []event.Counter{processors.Count("round", r.Seq), processors.Count("calls", len(r.Calls)), processors.Count("missing", len(missing))}
+	if len(refused) > 0 {
+		msg += "; refused, without a result: " + listIDs(refused)
+		counts = append(counts, processors.Count("refused", len(refused)))
+	}
+	d := out.Emit(event.Settled, msg, counts...)
+	d.Call, d.Rule = "", rule // about the round, not the event that completed it
+	d.Calls, d.Missing, d.Refused = slices.Clone(r.Calls), missing, refused
 	if r.Wait > 0 && rule != RuleWait {
 		out.CancelTimer(TimerName(r.Seq))
 	}

@@ -4,20 +4,27 @@
 //
 // An agent announces a round (a round event listing its calls and, in
 // "wait", how many ms to wait for them) before it publishes the round's
-// results. The barrier records each result of an open round; when the last
-// one arrives it emits one settled decision whose Calls are the round's
-// call ids in natural order (CompareIDs: digit runs compare as numbers, so
-// c2 comes before c10) whatever order the results came in, with Missing
-// empty. The round is then closed: a second result for one of its calls
-// changes nothing. The decision is about the round, not one call, so its
-// Call is empty; its counters name the round (the round event's seq), its
-// calls and the missing ones.
+// calls and results. A call of the round is settled when its result comes
+// (an abandoned result too), or when the guards refuse it: a reject or a
+// stop, whichever guard decided it (the barrier is a
+// processors.RefusalObserver), or a reject of a call whose event went to
+// the dead letters (processors.Chain.Refuse), since a refused call never
+// has a result. When the last call of an open round is settled the barrier
+// emits one settled decision whose Calls are the round's call ids in
+// natural order (CompareIDs: digit runs compare as numbers, so c2 comes
+// before c10) whatever order they settled in, with Missing empty and
+// Refused listing the refused calls. The round is then closed: a second
+// result for one of its calls changes nothing. The decision is about the
+// round, not one call, so its Call is empty; its counters name the round
+// (the round event's seq), its calls, the missing ones and, when there are
+// any, the refused ones. A settled that a refusal completes comes after the
+// refused call's verdict.
 //
 // A round with a wait sets a timer named "round-<seq>" (TimerName) with the
 // round event's seq as generation. If the timer fires while the round is
-// still open, the round settles with Missing listing the calls whose
-// results are not in (natural order) and Calls all of them, and rule
-// "wait". A round that settles first cancels its timer; a timer that fires
+// still open, the round settles with Missing listing the calls that are not
+// settled (natural order), Refused the refused ones, Calls all of them, and
+// rule "wait". A round that settles first cancels its timer; a timer that fires
 // anyway finds the round closed and changes nothing. A round without a
 // wait stays open until its results are in or the limit below closes it.
 //
@@ -33,11 +40,13 @@
 //
 // # Order of events
 //
-// Announce the round first. A result counts only for rounds open when it
-// arrives: a result that comes before its round event is not counted, and
-// that round settles only when its wait runs out (with the call missing)
-// or when the limit closes it. A result for a call in no open round
-// changes nothing; a call listed in several open rounds counts in each.
+// Announce the round first. A result or a refusal counts only for rounds
+// open when it arrives: one that comes before its round event is not
+// counted, and that round settles only when its wait runs out (with the
+// call missing) or when the limit closes it. A result for a call in no
+// open round changes nothing; a call listed in several open rounds counts
+// in each. After a stop the run is over: a round the stop did not complete
+// stays open, and the agent stops waiting for it.
 //
 // Like every processor, the barrier is a pure function of its state and the
 // event: time comes only as timer events.

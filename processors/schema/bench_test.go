@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -87,14 +88,7 @@ func benchCalls(b *testing.B, p schema.Policy, evs []event.Event) {
 	r := c.NewRun()
 	var out processors.Out
 	c.Apply(r, &evs[0], &out)
-	calls := evs[1:]
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		ev := &calls[i%len(calls)]
-		ev.Seq = int64(i + 2) // keep sequences rising past the history
-		c.Apply(r, ev, &out)
-	}
+	processortest.Bench(b, c, r, evs[1:])
 }
 
 // BenchmarkValidCall measures a call whose arguments fit the schema.
@@ -129,4 +123,48 @@ func BenchmarkNoRegistry(b *testing.B) {
 		h.Call("read_file", fmt.Sprintf(`{"path":"src/pkg%d/file.go"}`, i))
 	}
 	benchCalls(b, schema.DefaultPolicy(), h.Events())
+}
+
+// manyTools returns n tool schemas: read_file's and n-1 others, each
+// with its own properties, as a policy or a run would register them.
+func manyTools(n int) []event.Schema {
+	ts := []event.Schema{{Name: "read_file", Schema: readFile}}
+	for i := 1; i < n; i++ {
+		ts = append(ts, event.Schema{Name: fmt.Sprintf("tool_%04d", i), Schema: fmt.Sprintf(
+			`{"type":"object","properties":{"arg%d":{"type":"string"},"n%d":{"type":"integer","minimum":%d},"flag":{"type":"boolean"}},"required":["arg%d"],"additionalProperties":false}`,
+			i, i, i%7, i)})
+	}
+	return ts
+}
+
+// BenchmarkRegisteredTools measures a valid call of read_file with n tools
+// registered, by the policy or declared by the run (at most
+// event.MaxDeclared): the cost must not grow with n.
+func BenchmarkRegisteredTools(b *testing.B) {
+	args := func(i int) string {
+		return fmt.Sprintf(`{"path":"src/pkg%d/file.go","depth":%d,"recursive":true}`, i, i%4)
+	}
+	for _, n := range []int{1, 10, 100, 1000} {
+		b.Run(fmt.Sprintf("policy/tools=%d", n), func(b *testing.B) {
+			p := schema.DefaultPolicy()
+			p.Default.Tools = map[string]json.RawMessage{}
+			for _, t := range manyTools(n) {
+				p.Default.Tools[t.Name] = json.RawMessage(t.Schema)
+			}
+			h := start("bench", "coder", nil, nil)
+			for i := range 64 {
+				h.Call("read_file", args(i))
+			}
+			benchCalls(b, p, h.Events())
+		})
+	}
+	for _, n := range []int{1, 10, 100, event.MaxDeclared} {
+		b.Run(fmt.Sprintf("declared/tools=%d", n), func(b *testing.B) {
+			h := start("bench", "coder", manyTools(n), nil)
+			for i := range 64 {
+				h.Call("read_file", args(i))
+			}
+			benchCalls(b, schema.DefaultPolicy(), h.Events())
+		})
+	}
 }

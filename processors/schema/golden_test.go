@@ -24,6 +24,23 @@ func goldenPolicy() schema.Policy {
 	return p
 }
 
+// modes change goldenPolicy for the scenarios named.
+var modes = map[string]func(*schema.Policy){
+	"validate-only":   func(p *schema.Policy) { p.Mode = schema.ModeValidate },
+	"lenient-null":    func(p *schema.Policy) { p.LenientNull = true },
+	"unknown-allowed": func(p *schema.Policy) { p.UnknownTools = schema.UnknownAllow },
+	"unknown-pass":    func(p *schema.Policy) { p.UnknownTools, p.Schemaless = schema.UnknownAllow, schema.SchemalessPass },
+}
+
+// policyFor returns the policy of the scenario name.
+func policyFor(name string) schema.Policy {
+	p := goldenPolicy()
+	if mod := modes[name]; mod != nil {
+		mod(&p)
+	}
+	return p
+}
+
 // histories are the scenarios of the golden logs and the conformance kit.
 func histories() map[string]*processortest.History {
 	hs := map[string]*processortest.History{}
@@ -59,13 +76,39 @@ func histories() map[string]*processortest.History {
 	}, nil)
 	hs["broken-schema"] = h.Call("read_file", valid).Call("deploy", `{"env":"prod"}`).Call("read_file", valid)
 
+	// The repairs other harnesses make, each once.
+	h = start("harness", "test", []event.Schema{
+		{Name: "read_file", Schema: readFile},
+		{Name: "read_many", Schema: `{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"lines":{"type":"array","items":{"type":"integer"}},"limit":{"type":"integer"}},"required":["paths"],"additionalProperties":false}`},
+		{Name: "bash", Schema: `{"type":"object","properties":{"command":{"type":"string"}},"required":["command"],"additionalProperties":false}`},
+	}, nil)
+	h.Call("bash", "{\"command\": \"cd src\n\tmake\"}").Call("bash", `{command: "ls"}`).Call("bash", `{'command': 'echo "hi"'}`)
+	h.Call("bash", "{\u201ccommand\u201d: \u201cpwd\u201d}").Call("read_file", `{"path": "a.go", "recursive": True}`).Call("bash", `{"command": "grep \w a.go"}`)
+	h.Call("read_file", `{"path": "a.go", "depth": 1`).Call("bash", `{"command": "cat a.go`).Call("read_file", `{"args": {"path": "a.go"}}`)
+	h.Call("read_many", `{"paths": "[\"a.go\", \"b.go\"]"}`).Call("read_many", `{"paths": "a.go", "lines": "7"}`).Call("read_many", `{"paths": ["a.go"], "limit": null}`)
+	hs["harness-repairs"] = h.Call("read_file", `{"path": "[README.md](http://README.md)"}`).End(event.StatusCompleted)
+
+	h = processortest.NewHistory("acme", "schemaless")
+	h.Call("bash", `{"command": "ls"}`).Call("bash", `{'command': 'ls',}`).Call("bash", `{"command": ls}`).Call("bash", `ls -la`)
+	hs["schemaless"] = h.Call("cat", `{"file": "[a.py](http://a.py)"}`).Call("bash", `{"command": `).Call("bash", ``)
+	hs["unknown-pass"] = declared("pass").Call("bash", `ls -la`).Call("read_file", `{"path": `).Call("bash", `{"command": `)
+
+	h = declared("validate")
+	hs["validate-only"] = h.Call("read_file", valid).Call("read_file", repairable).Call("read_file", `{"path": "a.go",}`).Call("read_file", `{path: 'a.go'}`)
+
+	h = declared("lenient")
+	hs["lenient-null"] = h.Call("read_file", `{"path": "a.go", "depth": null}`).Call("read_file", `{"path": "a.go", "depth": null, "recursive": "true"}`).Call("read_file", `{"path": null}`)
+
+	h = declared("unknown")
+	hs["unknown-allowed"] = h.Call("mcp_fetch", `{"url": "https://x"}`).Call("mcp_fetch", `{url: "https://x"}`).Call("mcp_fetch", `{"url"`).Call("reed_file", valid)
+
 	return hs
 }
 
 func TestGolden(t *testing.T) {
 	for name, h := range histories() {
 		t.Run(name, func(t *testing.T) {
-			c := processors.NewChain(schema.New(goldenPolicy()))
+			c := processors.NewChain(schema.New(policyFor(name)))
 			processortest.Golden(t, c, h.Events(), name)
 			details(t, c, h.Events(), name)
 		})
@@ -84,6 +127,9 @@ func details(t *testing.T, c *processors.Chain, history []event.Event, name stri
 		}
 		for _, dg := range d.Diags {
 			fmt.Fprintf(&b, "      diag %q want=%q got=%q: %s\n", dg.Path, dg.Want, dg.Got, dg.Msg)
+			if dg.Repair != "" {
+				fmt.Fprintf(&b, "        repair %s\n", dg.Repair)
+			}
 		}
 		if len(d.Near) > 0 {
 			fmt.Fprintf(&b, "      near %s\n", strings.Join(d.Near, " "))
@@ -96,7 +142,7 @@ func details(t *testing.T, c *processors.Chain, history []event.Event, name stri
 func TestConformance(t *testing.T) {
 	for name, h := range histories() {
 		t.Run(name, func(t *testing.T) {
-			processortest.Run(t, schema.New(goldenPolicy()), h.Events())
+			processortest.Run(t, schema.New(policyFor(name)), h.Events())
 		})
 	}
 }

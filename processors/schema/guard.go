@@ -12,14 +12,18 @@ import (
 // Name is the guard's processor name.
 const Name = "schema"
 
-// Guard is the schema processor. It holds the policy's compiled registries
-// and a memo of the schemas runs declare; both only speed it up, so one
-// Guard serves every run and goroutine.
+// Guard is the schema processor. It holds the policy's settings and
+// compiled registries and a memo of the schemas runs declare; the
+// registries and the memo only speed it up, so one Guard serves every run
+// and goroutine.
 type Guard struct {
-	maxAttempts int
-	def         *registry
-	classes     map[string]*registry
-	memo        *memo
+	maxAttempts   int
+	opts          repair.Options
+	checkJSON     bool // Policy.Schemaless is SchemalessJSON
+	rejectUnknown bool // Policy.UnknownTools is UnknownReject
+	def           *registry
+	classes       map[string]*registry
+	memo          *memo
 }
 
 // New returns a guard with policy p, which should be valid: a registered
@@ -27,10 +31,13 @@ type Guard struct {
 // document of its name) invalid.
 func New(p Policy) *Guard {
 	g := &Guard{
-		maxAttempts: p.MaxAttempts,
-		def:         &registry{tools: compileCatalog(p.Default.Tools), docs: compileCatalog(p.Default.Docs)},
-		classes:     make(map[string]*registry, len(p.Agents)),
-		memo:        &memo{},
+		maxAttempts:   p.MaxAttempts,
+		opts:          p.options(),
+		checkJSON:     p.Schemaless == SchemalessJSON,
+		rejectUnknown: p.UnknownTools == UnknownReject,
+		def:           &registry{tools: compileCatalog(p.Default.Tools), docs: compileCatalog(p.Default.Docs)},
+		classes:       make(map[string]*registry, len(p.Agents)),
+		memo:          &memo{},
 	}
 	for class, r := range p.Agents {
 		g.classes[class] = &registry{
@@ -70,51 +77,56 @@ func (g *Guard) registry(agent string) *registry {
 	return g.def
 }
 
+// call checks a call: against its tool's schema; as an unknown tool when
+// the run registers tools but not this one; or, for a tool without a
+// schema, its JSON syntax.
 func (g *Guard) call(s *State, ev *event.Event, out *processors.Out) {
-	g.check(out, ev, subject{
-		cat: &g.registry(s.Agent).tools, declared: s.Tools, name: ev.Tool, text: ev.Args,
-		count: &s.InvalidCalls, reason: event.ReasonInvalidArgs,
-	})
+	cat := &g.registry(s.Agent).tools
+	sub := subject{name: ev.Tool, count: &s.InvalidCalls, reason: event.ReasonInvalidArgs}
+	sch, ok := cat.lookup(s.Tools, ev.Tool, g.memo)
+	switch {
+	case ok:
+		g.judge(out, ev, sub, sch.Check(ev.Args, &g.opts), sch.Broken())
+	case !cat.empty(s.Tools) && g.rejectUnknown:
+		names := cat.allNames(s.Tools)
+		near := nearest(ev.Tool, names, maxNear)
+		g.invalid(sub.count, out, ev, event.ReasonUnknownTool, unknownToolMsg(ev.Tool, near, names), nil, near)
+	case g.checkJSON:
+		g.judge(out, ev, sub, repair.CheckSyntax(ev.Args, &g.opts), "")
+	}
 }
 
+// doc checks a step's document against its schema. A run for which no
+// document schema is registered has its documents unchecked.
 func (g *Guard) doc(s *State, ev *event.Event, out *processors.Out) {
-	g.check(out, ev, subject{
-		cat: &g.registry(s.Agent).docs, declared: s.Docs, name: ev.DocSchema, text: ev.Doc,
-		count: &s.InvalidDocs, reason: event.ReasonInvalidOutput,
-	})
+	cat := &g.registry(s.Agent).docs
+	if cat.empty(s.Docs) {
+		return
+	}
+	sub := subject{name: ev.DocSchema, count: &s.InvalidDocs, reason: event.ReasonInvalidOutput}
+	sch, ok := cat.lookup(s.Docs, ev.DocSchema, g.memo)
+	if !ok {
+		names := cat.allNames(s.Docs)
+		msg := fmt.Sprintf("no document schema named %s; declared: %s", ev.DocSchema, strings.Join(limitNames(names, maxListed), ", "))
+		diag := event.Diag{Want: "a declared document schema", Got: "schema " + ev.DocSchema, Msg: msg}
+		g.invalid(sub.count, out, ev, sub.reason, msg, []event.Diag{diag}, nil)
+		return
+	}
+	g.judge(out, ev, sub, sch.Check(ev.Doc, &g.opts), sch.Broken())
 }
 
 // subject is what one check is about: a call's arguments, or a step's
 // document.
 type subject struct {
-	cat      *catalog
-	declared []event.Schema // what the run declared
-	name     string         // the tool, or the document schema
-	text     string         // the arguments, or the document
-	count    *int           // invalid ones in a row
-	reason   event.Reason   // for text that cannot be repaired
+	name   string       // the tool, or the document schema
+	count  *int         // invalid ones in a row
+	reason event.Reason // for text that cannot be repaired
 }
 
-func (g *Guard) check(out *processors.Out, ev *event.Event, sub subject) {
-	if sub.cat.empty(sub.declared) {
-		return // nothing registered: the run's calls (or documents) are not checked
-	}
+// judge decides on the result r of checking sub; broken is why its schema
+// does not compile, if it does not.
+func (g *Guard) judge(out *processors.Out, ev *event.Event, sub subject, r repair.Result, broken string) {
 	isCall := ev.Kind == event.KindCall
-	sch, ok := sub.cat.lookup(sub.declared, sub.name, g.memo)
-	switch {
-	case !ok && isCall:
-		names := sub.cat.allNames(sub.declared)
-		near := nearest(sub.name, names, maxNear)
-		g.invalid(sub.count, out, ev, event.ReasonUnknownTool, unknownToolMsg(sub.name, near, names), nil, near)
-		return
-	case !ok:
-		names := sub.cat.allNames(sub.declared)
-		msg := fmt.Sprintf("no document schema named %s; declared: %s", sub.name, strings.Join(limitNames(names, maxListed), ", "))
-		diag := event.Diag{Want: "a declared document schema", Got: "schema " + sub.name, Msg: msg}
-		g.invalid(sub.count, out, ev, sub.reason, msg, []event.Diag{diag}, nil)
-		return
-	}
-	r := sch.Check(sub.text)
 	switch {
 	case r.Status == repair.Valid:
 		*sub.count = 0
@@ -126,10 +138,10 @@ func (g *Guard) check(out *processors.Out, ev *event.Event, sub subject) {
 		}
 		d := out.Repair(r.Args, repairedMsg(what, r))
 		d.Diags = r.Diags
-	case sch.Broken() != "":
-		msg := fmt.Sprintf("the document schema %s does not compile, so its documents cannot be checked: %s", sub.name, sch.Broken())
+	case broken != "":
+		msg := fmt.Sprintf("the document schema %s does not compile, so its documents cannot be checked: %s", sub.name, broken)
 		if isCall {
-			msg = fmt.Sprintf("the schema of tool %s does not compile, so its calls cannot be checked: %s", sub.name, sch.Broken())
+			msg = fmt.Sprintf("the schema of tool %s does not compile, so its calls cannot be checked: %s", sub.name, broken)
 		}
 		g.invalid(sub.count, out, ev, sub.reason, msg, r.Diags, nil)
 	default:

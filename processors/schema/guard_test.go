@@ -154,11 +154,80 @@ func TestGuard(t *testing.T) {
 			want: map[int64]string{2: "reject:INVALID_ARGS", 3: "reject:INVALID_ARGS", 4: "reject:INVALID_ARGS", 5: "reject:UNKNOWN_TOOL"},
 		},
 		{
-			name: "a run with nothing registered is not checked",
+			name: "a run with nothing registered has the JSON of its calls checked",
+			history: func() *processortest.History {
+				return processortest.NewHistory("acme", "r").Call("read_file", invalid).Call("anything", `{not json`).Call("x", "").Call("y", `{'cmd': 'ls',}`)
+			},
+			want: map[int64]string{2: "allow", 3: "reject:INVALID_ARGS", 4: "allow", 5: "repair"},
+		},
+		{
+			name:   "with schemaless pass, a run with nothing registered is not checked",
+			policy: func(p *schema.Policy) { p.Schemaless = schema.SchemalessPass },
 			history: func() *processortest.History {
 				return processortest.NewHistory("acme", "r").Call("read_file", invalid).Call("anything", `{not json`).Call("x", "")
 			},
 			want: map[int64]string{2: "allow", 3: "allow", 4: "allow"},
+		},
+		{
+			name:   "with unknown_tools allow, an unregistered tool is checked as one without a schema",
+			policy: func(p *schema.Policy) { p.UnknownTools = schema.UnknownAllow },
+			history: func() *processortest.History {
+				return declared("r").Call("mcp_search", `{"q": "x"}`).Call("mcp_search", `{q: "x"}`).Call("mcp_search", `{"q": `).Call("read_file", invalid)
+			},
+			want: map[int64]string{2: "allow", 3: "repair", 4: "reject:INVALID_ARGS", 5: "advise:fix_args reject:INVALID_ARGS"},
+		},
+		{
+			name:   "with unknown_tools allow and schemaless pass, an unregistered tool passes",
+			policy: func(p *schema.Policy) { p.UnknownTools, p.Schemaless = schema.UnknownAllow, schema.SchemalessPass },
+			history: func() *processortest.History {
+				return declared("r").Call("mcp_search", `{"q": `).Call("read_file", `{"path": `)
+			},
+			want: map[int64]string{2: "allow", 3: "reject:INVALID_ARGS"},
+		},
+		{
+			name:   "validate-only mode refuses what repair mode repairs",
+			policy: func(p *schema.Policy) { p.Mode = schema.ModeValidate },
+			history: func() *processortest.History {
+				return declared("r").Call("read_file", repairable).Call("read_file", valid).Call("anything_else", `{"a": 1,}`)
+			},
+			want: map[int64]string{2: "reject:INVALID_ARGS", 3: "allow", 4: "reject:UNKNOWN_TOOL"},
+		},
+		{
+			name:   "only the listed repairs are made",
+			policy: func(p *schema.Policy) { p.Repairs = []string{"coerce_scalar"} },
+			history: func() *processortest.History {
+				return declared("r").Call("read_file", `{"path": "a", "depth": "2"}`).Call("read_file", repairable)
+			},
+			want: map[int64]string{2: "repair", 3: "reject:INVALID_ARGS"},
+		},
+		{
+			name:   "lenient null lets a null optional argument through as sent",
+			policy: func(p *schema.Policy) { p.LenientNull = true },
+			history: func() *processortest.History {
+				return declared("r").Call("read_file", `{"path": "a", "depth": null}`).Call("read_file", `{"path": null}`)
+			},
+			want: map[int64]string{2: "allow", 3: "reject:INVALID_ARGS"},
+		},
+		{
+			name: "strict nulls: a null optional argument is dropped by a repair",
+			history: func() *processortest.History {
+				return declared("r").Call("read_file", `{"path": "a", "depth": null}`)
+			},
+			want: map[int64]string{2: "repair"},
+		},
+		{
+			name: "a markdown auto-link in a path is removed",
+			history: func() *processortest.History {
+				return declared("r").Call("read_file", `{"path": "[a.py](http://a.py)"}`).Call("read_file", `{"path": "a.py"}`)
+			},
+			want: map[int64]string{2: "repair", 3: "allow"},
+		},
+		{
+			name: "a markdown auto-link in a path is removed without a schema too",
+			history: func() *processortest.History {
+				return processortest.NewHistory("acme", "r").Call("cat", `{"file": "<http://README.md>"}`)
+			},
+			want: map[int64]string{2: "repair"},
 		},
 		{
 			name:   "the policy's default registry applies to every class",
@@ -380,7 +449,7 @@ func TestDocuments(t *testing.T) {
 			history: func() *processortest.History {
 				h := declared("r")
 				doc(h, "plan", `{}`)
-				doc(h, "plan", `{"steps":"x"}`)
+				doc(h, "plan", `{"steps":[]}`)
 				doc(h, "plan", `[]`)
 				return h.Call("read_file", valid)
 			},
@@ -459,11 +528,12 @@ func TestPolicyValidate(t *testing.T) {
 	if err := schema.DefaultPolicy().Validate(); err != nil {
 		t.Fatalf("default policy: %v", err)
 	}
-	good := schema.Policy{
-		MaxAttempts: 3,
-		Default:     schema.Registry{Tools: map[string]json.RawMessage{"read_file": raw(readFile)}},
-		Agents:      map[string]schema.Registry{"coder": {Docs: map[string]json.RawMessage{"plan": raw(planDoc)}}},
-	}
+	good := policy(func(p *schema.Policy) {
+		p.MaxAttempts, p.Mode, p.Repairs, p.LenientNull = 3, schema.ModeValidate, []string{"truncated_string", "missing_closers"}, true
+		p.Schemaless, p.UnknownTools = schema.SchemalessPass, schema.UnknownAllow
+		p.Default = schema.Registry{Tools: map[string]json.RawMessage{"read_file": raw(readFile)}}
+		p.Agents = map[string]schema.Registry{"coder": {Docs: map[string]json.RawMessage{"plan": raw(planDoc)}}}
+	})
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good policy: %v", err)
 	}
@@ -485,6 +555,22 @@ func TestPolicyValidate(t *testing.T) {
 			t.Errorf("%s: Validate accepted it", name)
 		}
 	}
+	// Each mode's mistake names its field and what to write instead.
+	for _, tc := range []struct {
+		mod  func(*schema.Policy)
+		want string
+	}{
+		{func(p *schema.Policy) { p.Mode = "fix" }, `schema.mode is "fix"; want "repair" (repair what the repairs can) or "validate" (validate only)`},
+		{func(p *schema.Policy) { p.Repairs = []string{"quotes", "fix_all"} }, `schema.repairs[1] is "fix_all", which is no repair; want one of code_fence, trailing_comma,`},
+		{func(p *schema.Policy) { p.Repairs = []string{"quotes", "quotes"} }, `schema.repairs[1]: quotes is listed twice`},
+		{func(p *schema.Policy) { p.Repairs = []string{"truncated_string"} }, `schema.repairs lists truncated_string but not missing_closers`},
+		{func(p *schema.Policy) { p.Schemaless = "yes" }, `schema.schemaless is "yes"; want "json"`},
+		{func(p *schema.Policy) { p.UnknownTools = "" }, `schema.unknown_tools is ""; want "reject"`},
+	} {
+		if err := policy(tc.mod).Validate(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("error %v, want it to start %q", err, tc.want)
+		}
+	}
 	err := policy(func(p *schema.Policy) {
 		p.Default.Tools = map[string]json.RawMessage{"t": raw(`{"type":"strng"}`)}
 	}).Validate()
@@ -495,8 +581,9 @@ func TestPolicyValidate(t *testing.T) {
 
 // TestPolicyJSON checks the policy's JSON form, schemas inline.
 func TestPolicyJSON(t *testing.T) {
-	text := `{"max_attempts":1,"default":{"tools":{"read_file":` + readFile + `}},"agents":{"coder":{"docs":{"plan":` + planDoc + `}}}}`
-	var p schema.Policy
+	text := `{"max_attempts":1,"mode":"repair","repairs":["rename_key"],"lenient_null":true,"schemaless":"json","unknown_tools":"reject",
+		"default":{"tools":{"read_file":` + readFile + `}},"agents":{"coder":{"docs":{"plan":` + planDoc + `}}}}`
+	p := schema.DefaultPolicy()
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {

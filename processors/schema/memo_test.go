@@ -23,7 +23,7 @@ func TestMemo(t *testing.T) {
 	// Whatever was forgotten compiles again to a schema that decides alike.
 	again := m.compile(text(0))
 	for _, args := range []string{`{}`, `{"p0":1}`, `{"p1":1}`} {
-		if a, b := first.Check(args), again.Check(args); a.Status != b.Status || len(a.Diags) != len(b.Diags) {
+		if a, b := first.Check(args, nil), again.Check(args, nil); a.Status != b.Status || len(a.Diags) != len(b.Diags) {
 			t.Errorf("%s: %v and %v", args, a, b)
 		}
 	}

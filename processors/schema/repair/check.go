@@ -2,7 +2,6 @@ package repair
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/guardstream/guardstream/event"
 )
@@ -39,23 +38,36 @@ type Result struct {
 	Count int
 }
 
-// Check validates the JSON text against s and repairs it if it can; see
-// the package documentation for the repairs. Empty text counts as {}.
-func (s *Schema) Check(text string) Result {
+// Check validates the JSON text against s and repairs it as o allows; see
+// the package documentation for the repairs. Empty text counts as {}. A nil
+// o means the default options.
+func (s *Schema) Check(text string, o *Options) Result {
+	if o == nil {
+		o = &defaultOptions
+	}
 	if s.broken != "" {
 		return invalid([]event.Diag{{Want: "a schema that compiles", Got: "a broken schema", Msg: "the schema does not compile: " + s.broken}})
 	}
-	if strings.TrimSpace(text) == "" {
-		text = "{}"
-	}
-	v, fixes, err := parseRepairing(text)
-	if err != nil {
-		return invalid([]event.Diag{{Want: "JSON", Got: "invalid JSON", Msg: "not valid JSON: " + err.Error()}})
+	v, fixes, bad := read(text, o)
+	if bad != nil {
+		return *bad
 	}
 	verr, failed := s.validate(v)
+	if failed == nil && verr != nil && o.LenientNull {
+		// Nulls for optional properties count as absent: dropped, and
+		// said only if the text is rewritten anyway.
+		if p := s.plan(v, verr, SetOf(DropNull)); !p.empty() {
+			var drops []event.Diag
+			v, drops = p.apply(v)
+			if verr, failed = s.validate(v); failed == nil && verr == nil && len(fixes) == 0 {
+				return Result{Status: Valid}
+			}
+			fixes = append(fixes, drops...)
+		}
+	}
 	switch {
 	case failed != nil:
-		return invalid([]event.Diag{{Want: "a value the validator can check", Got: "validator failure", Msg: failed.Error()}})
+		return invalid([]event.Diag{validatorFailure(failed)})
 	case verr == nil && len(fixes) == 0:
 		return Result{Status: Valid}
 	case verr == nil:
@@ -63,7 +75,7 @@ func (s *Schema) Check(text string) Result {
 	}
 	// The failures of the value as sent are what a refusal reports, so they
 	// are worked out before the repairs change it.
-	p := s.plan(v, verr)
+	p := s.plan(v, verr, o.Repairs)
 	diags := s.diagnose(v, verr, p)
 	if len(diags) == 0 { // not expected: every failure has a leaf
 		diags = []event.Diag{{Want: "a value satisfying the schema", Got: describe(v), Msg: "the value does not satisfy the schema"}}
@@ -73,6 +85,7 @@ func (s *Schema) Check(text string) Result {
 		var ds []event.Diag
 		v, ds = p.apply(v)
 		applied = append(applied, ds...)
+		v, applied = unlinkPaths(text, v, o, applied) // a rename may have moved a link into a path parameter
 		verr, failed = s.validate(v)
 		switch {
 		case failed != nil:
@@ -80,9 +93,18 @@ func (s *Schema) Check(text string) Result {
 		case verr == nil:
 			return repaired(v, applied)
 		}
-		p = s.plan(v, verr)
+		p = s.plan(v, verr, o.Repairs)
 	}
 	return invalid(diags)
+}
+
+// notJSON describes why text is not JSON.
+func notJSON(err error) event.Diag {
+	return event.Diag{Want: "JSON", Got: "invalid JSON", Msg: "not valid JSON: " + err.Error()}
+}
+
+func validatorFailure(err error) event.Diag {
+	return event.Diag{Want: "a value the validator can check", Got: "validator failure", Msg: err.Error()}
 }
 
 func invalid(diags []event.Diag) Result {

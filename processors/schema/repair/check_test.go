@@ -52,8 +52,15 @@ func required(closed bool, req []string, extra ...string) string {
 	return s + "}"
 }
 
-// diag renders a diagnostic as "path|want|got|msg".
-func diag(d event.Diag) string { return d.Path + "|" + d.Want + "|" + d.Got + "|" + d.Msg }
+// diag renders a diagnostic as "path|want|got|msg", and "|repair" after
+// it when it names a repair.
+func diag(d event.Diag) string {
+	s := d.Path + "|" + d.Want + "|" + d.Got + "|" + d.Msg
+	if d.Repair != "" {
+		s += "|" + d.Repair
+	}
+	return s
+}
 
 type checkCase struct {
 	name   string
@@ -61,7 +68,8 @@ type checkCase struct {
 	args   string
 	status repair.Status
 	want   string   // repaired args, for Repaired
-	diags  []string // "path|want|got|msg", or a prefix of it ending in "*"
+	diags  []string // "path|want|got|msg[|repair]", or a prefix of it ending in "*"
+	opts   *repair.Options
 }
 
 func runCases(t *testing.T, cases []checkCase) {
@@ -76,7 +84,7 @@ func runCases(t *testing.T, cases []checkCase) {
 			if b := s.Broken(); b != "" {
 				t.Fatalf("schema broken: %s", b)
 			}
-			r := s.Check(tc.args)
+			r := s.Check(tc.args, tc.opts)
 			if r.Status != tc.status {
 				t.Fatalf("status %d, want %d; args %q diags %v", r.Status, tc.status, r.Args, r.Diags)
 			}
@@ -96,7 +104,7 @@ func runCases(t *testing.T, cases []checkCase) {
 				}
 			}
 			if r.Status == repair.Repaired {
-				again := s.Check(r.Args)
+				again := s.Check(r.Args, tc.opts)
 				if again.Status != repair.Valid {
 					t.Errorf("the repaired args do not validate: %v", again)
 				}
@@ -118,80 +126,80 @@ func TestRenames(t *testing.T) {
 		{
 			name: "snake_case key to camelCase property", schema: required(false, []string{"maxCount"}),
 			args: `{"max_count": 3}`, status: repair.Repaired, want: `{"maxCount":3}`,
-			diags: []string{"/max_count|maxCount|max_count|renamed max_count to maxCount"},
+			diags: []string{"/max_count|maxCount|max_count|renamed max_count to maxCount|rename_key"},
 		},
 		{
 			name: "camelCase key to snake_case property", schema: required(false, []string{"max_count"}),
 			args: `{"maxCount": 3}`, status: repair.Repaired, want: `{"max_count":3}`,
-			diags: []string{"/maxCount|max_count|maxCount|renamed maxCount to max_count"},
+			diags: []string{"/maxCount|max_count|maxCount|renamed maxCount to max_count|rename_key"},
 		},
 		{
 			name: "PascalCase key to camelCase property", schema: required(false, []string{"maxCount"}),
 			args: `{"MaxCount": 3}`, status: repair.Repaired, want: `{"maxCount":3}`,
-			diags: []string{"/MaxCount|maxCount|MaxCount|renamed MaxCount to maxCount"},
+			diags: []string{"/MaxCount|maxCount|MaxCount|renamed MaxCount to maxCount|rename_key"},
 		},
 		{
 			name: "kebab-case key to snake_case property", schema: required(false, []string{"max_count"}),
 			args: `{"max-count": 3}`, status: repair.Repaired, want: `{"max_count":3}`,
-			diags: []string{"/max-count|max_count|max-count|renamed max-count to max_count"},
+			diags: []string{"/max-count|max_count|max-count|renamed max-count to max_count|rename_key"},
 		},
 		{
 			name: "acronyms split into words", schema: required(false, []string{"base_url"}),
 			args: `{"baseURL": "x"}`, status: repair.Repaired, want: `{"base_url":"x"}`,
-			diags: []string{"/baseURL|base_url|baseURL|renamed baseURL to base_url"},
+			diags: []string{"/baseURL|base_url|baseURL|renamed baseURL to base_url|rename_key"},
 		},
 		{
 			name: "property is a whole-word suffix of a snake_case key", schema: required(false, []string{"path"}),
 			args: `{"file_path": "a.go"}`, status: repair.Repaired, want: `{"path":"a.go"}`,
-			diags: []string{"/file_path|path|file_path|renamed file_path to path"},
+			diags: []string{"/file_path|path|file_path|renamed file_path to path|rename_key"},
 		},
 		{
 			name: "property is a whole-word suffix of a camelCase key", schema: required(false, []string{"path"}),
 			args: `{"filePath": "a.go"}`, status: repair.Repaired, want: `{"path":"a.go"}`,
-			diags: []string{"/filePath|path|filePath|renamed filePath to path"},
+			diags: []string{"/filePath|path|filePath|renamed filePath to path|rename_key"},
 		},
 		{
 			name: "property is a whole-word prefix of the key", schema: required(false, []string{"path"}),
 			args: `{"path_str": "a.go"}`, status: repair.Repaired, want: `{"path":"a.go"}`,
-			diags: []string{"/path_str|path|path_str|renamed path_str to path"},
+			diags: []string{"/path_str|path|path_str|renamed path_str to path|rename_key"},
 		},
 		{
 			name: "edit distance 1", schema: required(false, []string{"path"}),
 			args: `{"pth": "a.go"}`, status: repair.Repaired, want: `{"path":"a.go"}`,
-			diags: []string{"/pth|path|pth|renamed pth to path"},
+			diags: []string{"/pth|path|pth|renamed pth to path|rename_key"},
 		},
 		{
 			name: "a swap of adjacent letters counts 1", schema: required(false, []string{"query"}),
 			args: `{"qeury": "x"}`, status: repair.Repaired, want: `{"query":"x"}`,
-			diags: []string{"/qeury|query|qeury|renamed qeury to query"},
+			diags: []string{"/qeury|query|qeury|renamed qeury to query|rename_key"},
 		},
 		{
 			name: "edit distance 2 to an optional property forbidden keys must match", schema: required(true, []string{"path"}, "recursive"),
 			args: `{"path": "a", "recrsve": true}`, status: repair.Repaired, want: `{"path":"a","recursive":true}`,
-			diags: []string{"/recrsve|recursive|recrsve|renamed recrsve to recursive"},
+			diags: []string{"/recrsve|recursive|recrsve|renamed recrsve to recursive|rename_key"},
 		},
 		{
 			name: "nested object",
 			args: `{"path": "a", "opts": {"max_count": 3}}`, status: repair.Repaired, want: `{"opts":{"maxCount":3},"path":"a"}`,
-			diags: []string{"/opts/max_count|maxCount|max_count|renamed max_count to maxCount"},
+			diags: []string{"/opts/max_count|maxCount|max_count|renamed max_count to maxCount|rename_key"},
 		},
 		{
 			name: "inside an array", schema: `{"type":"array","items":` + required(false, []string{"path"}) + `}`,
 			args: `[{"path":"a"},{"file_path":"b"}]`, status: repair.Repaired, want: `[{"path":"a"},{"path":"b"}]`,
-			diags: []string{"/1/file_path|path|file_path|renamed file_path to path"},
+			diags: []string{"/1/file_path|path|file_path|renamed file_path to path|rename_key"},
 		},
 		{
 			name: "same words win over a close name", schema: required(false, []string{"file_path"}, "path"),
 			args: `{"filePath": "a"}`, status: repair.Repaired, want: `{"file_path":"a"}`,
-			diags: []string{"/filePath|file_path|filePath|renamed filePath to file_path"},
+			diags: []string{"/filePath|file_path|filePath|renamed filePath to file_path|rename_key"},
 		},
 		{
 			name: "a rename exposes a quoted number, fixed in the next round",
 			args: `{"file_path": "a", "opts": {"Depth": "3"}}`, status: repair.Repaired, want: `{"opts":{"depth":3},"path":"a"}`,
 			diags: []string{
-				"/file_path|path|file_path|renamed file_path to path",
-				"/opts/Depth|depth|Depth|renamed Depth to depth",
-				`/opts/depth|integer|string "3"|converted string "3" to integer 3`,
+				"/file_path|path|file_path|renamed file_path to path|rename_key",
+				"/opts/Depth|depth|Depth|renamed Depth to depth|rename_key",
+				`/opts/depth|integer|string "3"|converted string "3" to integer 3|coerce_scalar`,
 			},
 		},
 		{
@@ -249,49 +257,49 @@ func TestCoercions(t *testing.T) {
 		{
 			name: "string to integer",
 			args: `{"path":"a","depth":"10"}`, status: repair.Repaired, want: `{"depth":10,"path":"a"}`,
-			diags: []string{`/depth|integer|string "10"|converted string "10" to integer 10`},
+			diags: []string{`/depth|integer|string "10"|converted string "10" to integer 10|coerce_scalar`},
 		},
 		{
 			name: "white space around the number is trimmed",
 			args: `{"path":"a","depth":" 10 "}`, status: repair.Repaired, want: `{"depth":10,"path":"a"}`,
-			diags: []string{`/depth|integer|string " 10 "|converted string " 10 " to integer 10`},
+			diags: []string{`/depth|integer|string " 10 "|converted string " 10 " to integer 10|coerce_scalar`},
 		},
 		{
 			name: "an integral number literal is an integer",
 			args: `{"path":"a","depth":"1e3"}`, status: repair.Repaired, want: `{"depth":1e3,"path":"a"}`,
-			diags: []string{`/depth|integer|string "1e3"|converted string "1e3" to integer 1e3`},
+			diags: []string{`/depth|integer|string "1e3"|converted string "1e3" to integer 1e3|coerce_scalar`},
 		},
 		{
 			name: "digits are kept exactly", schema: `{"type":"integer"}`,
 			args: `"123456789012345678901234567890"`, status: repair.Repaired, want: `123456789012345678901234567890`,
-			diags: []string{`|integer|string "123456789012345678901234567890"|converted string "123456789012345678901234567890" to integer 123456789012345678901234567890`},
+			diags: []string{`|integer|string "123456789012345678901234567890"|converted string "123456789012345678901234567890" to integer 123456789012345678901234567890|coerce_scalar`},
 		},
 		{
 			name: "string to number",
 			args: `{"path":"a","ratio":"-0.5e-3"}`, status: repair.Repaired, want: `{"path":"a","ratio":-0.5e-3}`,
-			diags: []string{`/ratio|number|string "-0.5e-3"|converted string "-0.5e-3" to number -0.5e-3`},
+			diags: []string{`/ratio|number|string "-0.5e-3"|converted string "-0.5e-3" to number -0.5e-3|coerce_scalar`},
 		},
 		{
 			name: "string to boolean true",
 			args: `{"path":"a","recursive":"true"}`, status: repair.Repaired, want: `{"path":"a","recursive":true}`,
-			diags: []string{`/recursive|boolean|string "true"|converted string "true" to boolean true`},
+			diags: []string{`/recursive|boolean|string "true"|converted string "true" to boolean true|coerce_scalar`},
 		},
 		{
 			name: "string to boolean false",
 			args: `{"path":"a","recursive":"false"}`, status: repair.Repaired, want: `{"path":"a","recursive":false}`,
-			diags: []string{`/recursive|boolean|string "false"|converted string "false" to boolean false`},
+			diags: []string{`/recursive|boolean|string "false"|converted string "false" to boolean false|coerce_scalar`},
 		},
 		{
 			name: "nullable integer",
 			args: `{"path":"a","n":"5"}`, status: repair.Repaired, want: `{"n":5,"path":"a"}`,
-			diags: []string{`/n|integer|string "5"|converted string "5" to integer 5`},
+			diags: []string{`/n|integer|string "5"|converted string "5" to integer 5|coerce_scalar`},
 		},
 		{
 			name: "array items",
 			args: `{"path":"a","counts":["1",2,"3"]}`, status: repair.Repaired, want: `{"counts":[1,2,3],"path":"a"}`,
 			diags: []string{
-				`/counts/0|integer|string "1"|converted string "1" to integer 1`,
-				`/counts/2|integer|string "3"|converted string "3" to integer 3`,
+				`/counts/0|integer|string "1"|converted string "1" to integer 1|coerce_scalar`,
+				`/counts/2|integer|string "3"|converted string "3" to integer 3|coerce_scalar`,
 			},
 		},
 		{
@@ -332,30 +340,30 @@ func TestTextRepairs(t *testing.T) {
 	runCases(t, []checkCase{
 		{
 			name: "code fence with a language", args: "```json\n{\"path\": \"a\"}\n```", status: repair.Repaired, want: `{"path":"a"}`,
-			diags: []string{"|JSON|markdown code fence|" + fence},
+			diags: []string{"|JSON|markdown code fence|" + fence + "|code_fence"},
 		},
 		{
 			name: "code fence without a language", args: "  ```\n{\"path\": \"a\"}\n```\n", status: repair.Repaired, want: `{"path":"a"}`,
-			diags: []string{"|JSON|markdown code fence|" + fence},
+			diags: []string{"|JSON|markdown code fence|" + fence + "|code_fence"},
 		},
 		{
 			name: "code fence on one line", args: "```{\"path\": \"a\"}```", status: repair.Repaired, want: `{"path":"a"}`,
-			diags: []string{"|JSON|markdown code fence|" + fence},
+			diags: []string{"|JSON|markdown code fence|" + fence + "|code_fence"},
 		},
 		{
 			name: "trailing comma in an object", args: `{"path": "a",}`, status: repair.Repaired, want: `{"path":"a"}`,
-			diags: []string{"|JSON|trailing comma|removed a trailing comma"},
+			diags: []string{"|JSON|trailing comma|removed a trailing comma|trailing_comma"},
 		},
 		{
 			name: "trailing commas in an array and an object", args: "{\"path\": \"a\", \"paths\": [\"x\", ],\n}", status: repair.Repaired, want: `{"path":"a","paths":["x"]}`,
-			diags: []string{"|JSON|trailing comma|removed 2 trailing commas"},
+			diags: []string{"|JSON|trailing comma|removed 2 trailing commas|trailing_comma"},
 		},
 		{
 			name: "fence, trailing comma and a rename", args: "```json\n{\"file_path\": \"a\",}\n```", status: repair.Repaired, want: `{"path":"a"}`,
 			diags: []string{
-				"|JSON|markdown code fence|" + fence,
-				"|JSON|trailing comma|removed a trailing comma",
-				"/file_path|path|file_path|renamed file_path to path",
+				"|JSON|markdown code fence|" + fence + "|code_fence",
+				"|JSON|trailing comma|removed a trailing comma|trailing_comma",
+				"/file_path|path|file_path|renamed file_path to path|rename_key",
 			},
 		},
 		{
@@ -369,7 +377,8 @@ func TestTextRepairs(t *testing.T) {
 			diags: []string{"|JSON|invalid JSON|not valid JSON: invalid character 'n' looking for beginning of object key string at offset 2"},
 		},
 		{
-			name: "single quotes are not repaired", args: `{'path': 'a'}`, status: repair.Invalid,
+			name: "single quotes are not repaired when quotes is off", args: `{'path': 'a'}`, status: repair.Invalid,
+			opts:  &repair.Options{Repairs: repair.DefaultRepairs() &^ repair.SetOf(repair.Quotes)},
 			diags: []string{"|JSON|invalid JSON|not valid JSON: invalid character '\\'' looking for beginning of object key string at offset 2"},
 		},
 		{
@@ -377,7 +386,8 @@ func TestTextRepairs(t *testing.T) {
 			diags: []string{"|JSON|invalid JSON|not valid JSON: unexpected text after the value at offset 15"},
 		},
 		{
-			name: "truncated", args: `{"path": "a"`, status: repair.Invalid,
+			name: "a missing closer is not repaired in validate-only mode", args: `{"path": "a"`, status: repair.Invalid,
+			opts:  &repair.Options{},
 			diags: []string{"|JSON|invalid JSON|not valid JSON: unexpected end of input"},
 		},
 		{
@@ -466,7 +476,7 @@ func TestDiagnostics(t *testing.T) {
 }
 
 func TestCount(t *testing.T) {
-	r := repair.Compile(files).Check(`{"path":1,"depth":"x","paths":[1,"a",2,"b",3,"c",4,"d",5,"e",10]}`)
+	r := repair.Compile(files).Check(`{"path":1,"depth":"x","paths":[1,"a",2,"b",3,"c",4,"d",5,"e",10]}`, nil)
 	if r.Count != 8 || len(r.Diags) != repair.MaxDiags {
 		t.Errorf("count %d and %d diags, want 8 and %d", r.Count, len(r.Diags), repair.MaxDiags)
 	}
@@ -477,19 +487,19 @@ func TestCount(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	s := repair.Compile(files)
 	args := `{"file_path":"a","b":1,"c":2,"d":3,"opts":{"x":1,"y":2,"max_count":"3"},"paths":[1,2],"mode":"z"}`
-	first := s.Check(args)
+	first := s.Check(args, nil)
 	for range 50 {
-		if again := s.Check(args); render(again.Diags) != render(first.Diags) || again.Count != first.Count {
+		if again := s.Check(args, nil); render(again.Diags) != render(first.Diags) || again.Count != first.Count {
 			t.Fatalf("diagnostics differ between checks:\n%s---\n%s", render(first.Diags), render(again.Diags))
 		}
 	}
 	repairable := `{"file_path":"a","opts":{"max_count":"3","Depth":"2"},"counts":["1","2"],"n":"4"}`
-	first = s.Check(repairable)
+	first = s.Check(repairable, nil)
 	if first.Status != repair.Repaired {
 		t.Fatalf("not repaired: %s", render(first.Diags))
 	}
 	for range 50 {
-		if again := s.Check(repairable); again.Args != first.Args || render(again.Diags) != render(first.Diags) {
+		if again := s.Check(repairable, nil); again.Args != first.Args || render(again.Diags) != render(first.Diags) {
 			t.Fatalf("repairs differ between checks")
 		}
 	}
@@ -514,7 +524,7 @@ func TestBrokenSchemas(t *testing.T) {
 				t.Fatalf("%s: Broken() = %q, want %q", tt.schema, s.Broken(), tt.want)
 			}
 		}
-		r := repair.Compile(tt.schema).Check(`{}`)
+		r := repair.Compile(tt.schema).Check(`{}`, nil)
 		if r.Status != repair.Invalid || len(r.Diags) != 1 || r.Diags[0].Msg != "the schema does not compile: "+tt.want {
 			t.Errorf("%s: checking against it: %+v", tt.schema, r)
 		}
@@ -597,9 +607,15 @@ func TestHostile(t *testing.T) {
 		{s, "{" + strings.Join(keys, ",") + "}"},
 		{arr, "[" + strings.Join(items, ",") + "]"},
 		{arr, strings.Repeat("[", 5000) + strings.Repeat("]", 5000)},
+		{arr, strings.Repeat("[", 900)},                                                                                 // missing closers, deep
+		{repair.Compile(files), `{"path": "` + strings.Repeat("[a](http://a", 5000) + `"}`},                             // links that never close
+		{repair.Compile(files), `{"path": "` + strings.Repeat("[a](http://a)", 5000) + `"}`},                            // links that do
+		{repair.Compile(files), `{"path": "` + strings.Repeat("[", 3000) + strings.Repeat("a](http://a)", 3000) + `"}`}, // links in links
+		{repair.Compile(files), `{"paths": "` + strings.Repeat(`\u0028`, 10000) + `"}`},                                 // escapes make the text look linkable
+		{s, "{" + strings.Repeat("k: 'v',", 5000) + "}"},
 	} {
 		start := time.Now()
-		r := c.s.Check(c.args)
+		r := c.s.Check(c.args, &repair.Options{Repairs: repair.DefaultRepairs() | repair.SetOf(repair.TruncatedString), PathKeys: []string{"path", "paths"}})
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("checking %.40q… took %v (status %d)", c.args, d, r.Status)
 		}
@@ -608,7 +624,7 @@ func TestHostile(t *testing.T) {
 
 func TestLongQuotedInteger(t *testing.T) {
 	long := strings.Repeat("9", 401)
-	r := repair.Compile(`{"type":"integer"}`).Check(`"` + long + `"`)
+	r := repair.Compile(`{"type":"integer"}`).Check(`"`+long+`"`, nil)
 	if r.Status != repair.Invalid {
 		t.Errorf("a quoted integer of 401 digits was %v; the repaired text would not parse", r.Status)
 	}

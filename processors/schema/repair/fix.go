@@ -26,10 +26,13 @@ const (
 // plan is the repairs one round makes, worked out from the validator's
 // errors before any is applied.
 type plan struct {
-	coercions []coercion
+	coercions []coercion // values replaced: ParseString, WrapArray, CoerceScalar
+	drops     []coercion // properties removed: DropNull
 	renames   []rename
+	unwrap    *coercion // the whole value replaced by the one under its wrapper key: Unwrap
 }
 
+// coercion replaces the value at loc by to, or, in plan.drops, removes it.
 type coercion struct {
 	loc []string
 	to  any
@@ -42,7 +45,9 @@ type rename struct {
 	missing  bool // to was a missing required property
 }
 
-func (p *plan) empty() bool { return len(p.coercions) == 0 && len(p.renames) == 0 }
+func (p *plan) empty() bool {
+	return len(p.coercions) == 0 && len(p.drops) == 0 && len(p.renames) == 0 && p.unwrap == nil
+}
 
 // keyFor returns the key that would be renamed to the property at loc.
 func (p *plan) keyFor(loc []string) (string, bool) {
@@ -79,6 +84,14 @@ func (p *plan) apply(root any) (any, []event.Diag) {
 		root = setAt(root, c.loc, c.to)
 		ds = append(ds, located{loc: c.loc, d: c.d})
 	}
+	for _, c := range p.drops {
+		if obj, ok := valueAt(root, c.loc[:len(c.loc)-1]); ok {
+			if m, isObj := obj.(map[string]any); isObj {
+				delete(m, c.loc[len(c.loc)-1])
+			}
+		}
+		ds = append(ds, located{loc: c.loc, d: c.d})
+	}
 	// Deepest first, so the location of a rename is not moved by another.
 	renames := slices.Clone(p.renames)
 	slices.SortStableFunc(renames, func(a, b rename) int { return cmp.Compare(len(b.loc), len(a.loc)) })
@@ -89,7 +102,11 @@ func (p *plan) apply(root any) (any, []event.Diag) {
 			delete(m, r.from)
 		}
 		at := child(r.loc, r.from)
-		ds = append(ds, located{loc: at, d: event.Diag{Path: pointer(at), Want: r.to, Got: r.from, Msg: fmt.Sprintf("renamed %s to %s", r.from, r.to)}})
+		ds = append(ds, located{loc: at, d: event.Diag{Path: pointer(at), Want: r.to, Got: r.from, Msg: fmt.Sprintf("renamed %s to %s", r.from, r.to), Repair: RenameKey.String()}})
+	}
+	if u := p.unwrap; u != nil { // last: the locations above are in the wrapped value
+		root = u.to
+		ds = append(ds, located{loc: u.loc, d: u.d})
 	}
 	slices.SortStableFunc(ds, func(a, b located) int { return compareLoc(a.loc, b.loc) })
 	out := make([]event.Diag, len(ds))
@@ -102,13 +119,14 @@ func (p *plan) apply(root any) (any, []event.Diag) {
 // triggers are the failures a repair might fix, keyed by the pointer of
 // their location.
 type triggers struct {
-	types   map[string]*typeFailure // a string where the schema wants another type
+	types   map[string]*typeFailure // a value of a type the schema does not want there
 	missing map[string]*keyFailures // required properties absent from the object
 	extra   map[string]*keyFailures // properties the object must not have
 }
 
 type typeFailure struct {
 	loc   []string
+	got   string // the JSON Schema type of the value, "number" for any number
 	wants []string
 }
 
@@ -121,10 +139,8 @@ func (t *triggers) collect(root any, e *jsonschema.ValidationError) {
 	loc := e.InstanceLocation
 	switch k := e.ErrorKind.(type) {
 	case *kind.Type:
-		if k.Got == "string" {
-			f := getOr(t.types, loc, func() *typeFailure { return &typeFailure{loc: loc} })
-			f.wants = append(f.wants, k.Want...)
-		}
+		f := getOr(t.types, loc, func() *typeFailure { return &typeFailure{loc: loc, got: k.Got} })
+		f.wants = append(f.wants, k.Want...)
 	case *kind.Required:
 		t.addKeys(t.missing, loc, k.Missing)
 	case *kind.DependentRequired:
@@ -166,8 +182,9 @@ func isObject(v any) bool {
 	return ok
 }
 
-// plan works out the repairs for the failures in verr of the value root.
-func (s *Schema) plan(root any, verr *jsonschema.ValidationError) *plan {
+// plan works out the repairs allowed makes for the failures in verr of the
+// value root.
+func (s *Schema) plan(root any, verr *jsonschema.ValidationError, allowed Set) *plan {
 	t := triggers{types: map[string]*typeFailure{}, missing: map[string]*keyFailures{}, extra: map[string]*keyFailures{}}
 	t.collect(root, verr)
 	p := &plan{}
@@ -177,12 +194,24 @@ func (s *Schema) plan(root any, verr *jsonschema.ValidationError) *plan {
 	}
 	slices.SortFunc(types, func(a, b *typeFailure) int { return compareLoc(a.loc, b.loc) })
 	for _, f := range types {
-		if len(p.coercions) == maxCoercions {
+		if len(p.coercions)+len(p.drops) == maxCoercions {
 			break
 		}
-		if c, ok := coerce(root, f); ok {
+		if f.got == "null" {
+			if c, ok := s.dropNull(root, f, allowed); ok {
+				p.drops = append(p.drops, c)
+			}
+			continue
+		}
+		if c, ok := convert(root, f, allowed); ok {
 			p.coercions = append(p.coercions, c)
 		}
+	}
+	if allowed.Has(Unwrap) {
+		p.unwrap = s.unwrapAt(root)
+	}
+	if !allowed.Has(RenameKey) {
+		return p
 	}
 	objects := map[string][]string{}
 	for k, f := range t.missing {
@@ -197,6 +226,9 @@ func (s *Schema) plan(root any, verr *jsonschema.ValidationError) *plan {
 	}
 	slices.SortFunc(locs, compareLoc)
 	for _, loc := range locs[:min(len(locs), maxObjects)] {
+		if len(loc) == 0 && p.unwrap != nil {
+			continue // the keys of the wrapper are not the arguments'
+		}
 		k := pointer(loc)
 		var missing, extra []string
 		if f := t.missing[k]; f != nil {
@@ -210,12 +242,110 @@ func (s *Schema) plan(root any, verr *jsonschema.ValidationError) *plan {
 	return p
 }
 
-// coerce converts the string at f.loc to the integer, number or boolean
-// the schema wants there, if it spells one.
-func coerce(root any, f *typeFailure) (coercion, bool) {
+// convert replaces the value at f.loc by one of a type the schema wants
+// there, trying in turn: an array or object the string spells as JSON
+// (ParseString), the integer, number or boolean it spells (CoerceScalar),
+// and an array of the value (WrapArray).
+func convert(root any, f *typeFailure, allowed Set) (coercion, bool) {
 	v, _ := valueAt(root, f.loc)
-	str, ok := v.(string)
-	if !ok {
+	if str, ok := v.(string); ok {
+		if c, ok := parseString(str, f, allowed); ok {
+			return c, true
+		}
+		if c, ok := coerce(str, f, allowed); ok {
+			return c, true
+		}
+	}
+	if !allowed.Has(WrapArray) || !slices.Contains(f.wants, "array") {
+		return coercion{}, false
+	}
+	switch v.(type) {
+	case string, json.Number, bool:
+		got := describe(v)
+		return coercion{loc: f.loc, to: []any{v}, d: event.Diag{
+			Path: pointer(f.loc), Want: "array", Got: got, Repair: WrapArray.String(),
+			Msg: fmt.Sprintf("wrapped %s %s in an array", got, where(f.loc)),
+		}}, true
+	}
+	return coercion{}, false
+}
+
+// parseString replaces a string that holds the JSON text of an array or an
+// object, where the schema wants one, by that array or object.
+func parseString(str string, f *typeFailure, allowed Set) (coercion, bool) {
+	t := strings.TrimSpace(str)
+	if !allowed.Has(ParseString) || t == "" {
+		return coercion{}, false
+	}
+	typ := "array"
+	if t[0] == '{' {
+		typ = "object"
+	}
+	if t[0] != '[' && t[0] != '{' || !slices.Contains(f.wants, typ) {
+		return coercion{}, false
+	}
+	v, err := parse(t)
+	if err != nil {
+		return coercion{}, false
+	}
+	got := describe(str)
+	return coercion{loc: f.loc, to: v, d: event.Diag{
+		Path: pointer(f.loc), Want: typ, Got: got, Repair: ParseString.String(),
+		Msg: fmt.Sprintf("parsed %s %s as the %s it holds", got, where(f.loc), typ),
+	}}, true
+}
+
+// dropNull removes a null at f.loc when it is the value of a property that
+// no applicable subschema requires (DropNull).
+func (s *Schema) dropNull(root any, f *typeFailure, allowed Set) (coercion, bool) {
+	if !allowed.Has(DropNull) || len(f.loc) == 0 {
+		return coercion{}, false
+	}
+	parent, name := f.loc[:len(f.loc)-1], f.loc[len(f.loc)-1]
+	if v, _ := valueAt(root, parent); !isObject(v) || s.requiredAt(root, parent, name) {
+		return coercion{}, false
+	}
+	wants := slices.Sorted(slices.Values(f.wants))
+	return coercion{loc: f.loc, d: event.Diag{
+		Path: pointer(f.loc), Want: strings.Join(slices.Compact(wants), " or ") + ", or nothing", Got: "null", Repair: DropNull.String(),
+		Msg: fmt.Sprintf("dropped null for the optional property %s%s", name, within(parent)),
+	}}, true
+}
+
+// wrapperKeys are the keys Unwrap takes arguments out of.
+var wrapperKeys = []string{"args", "arguments", "input", "kwargs", "parameters", "params"}
+
+// unwrapAt returns the replacement of a value that is an object with one
+// member, named by wrapperKeys and not declared by the schema, whose value
+// is an object, or JSON text of one: that object.
+func (s *Schema) unwrapAt(root any) *coercion {
+	obj, ok := root.(map[string]any)
+	if !ok || len(obj) != 1 {
+		return nil
+	}
+	for k, inner := range obj {
+		msg := "took the arguments out of the wrapper key " + k
+		if text, ok := inner.(string); ok && strings.HasPrefix(strings.TrimSpace(text), "{") {
+			inner, _ = parse(strings.TrimSpace(text))
+			msg += ", where they were JSON text"
+		}
+		if !slices.Contains(wrapperKeys, k) || !isObject(inner) {
+			return nil
+		}
+		if d, ok := s.declaredAt(root, nil); !ok || d.known(k) {
+			return nil
+		}
+		return &coercion{loc: nil, to: inner, d: event.Diag{
+			Path: "", Want: "the arguments", Got: "the arguments under " + k, Repair: Unwrap.String(), Msg: msg,
+		}}
+	}
+	return nil
+}
+
+// coerce converts a string to the integer, number or boolean the schema
+// wants there, if it spells one (CoerceScalar).
+func coerce(str string, f *typeFailure, allowed Set) (coercion, bool) {
+	if !allowed.Has(CoerceScalar) {
 		return coercion{}, false
 	}
 	t := strings.TrimSpace(str)
@@ -233,7 +363,7 @@ func coerce(root any, f *typeFailure) (coercion, bool) {
 	}
 	got := describe(str)
 	return coercion{loc: f.loc, to: to, d: event.Diag{
-		Path: pointer(f.loc), Want: typ, Got: got,
+		Path: pointer(f.loc), Want: typ, Got: got, Repair: CoerceScalar.String(),
 		Msg: fmt.Sprintf("converted %s to %s %s", got, typ, t),
 	}}, true
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // fuzzSchemas are the fixed schemas FuzzRepair checks arbitrary text
-// against: a tool's arguments, an array of objects, alternatives, and a
-// bare scalar.
+// against: a tool's arguments, an array of objects, alternatives, a bare
+// scalar, and arguments with arrays, an object and optional properties for
+// the repairs of values.
 var fuzzSchemas = []string{
 	`{"type":"object","properties":{"path":{"type":"string"},"depth":{"type":"integer","minimum":0},"ratio":{"type":"number"},
 	  "recursive":{"type":"boolean"},"mode":{"enum":["a","b"]},"opts":{"type":"object","properties":{"maxCount":{"type":"integer"}},"additionalProperties":false},
@@ -22,6 +23,16 @@ var fuzzSchemas = []string{
 	`{"anyOf":[{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]},{"type":"object","properties":{"url":{"type":"string","pattern":"^https?://"}},"required":["url"]}],
 	  "properties":{"limit":{"type":["integer","null"]}}}`,
 	`{"type":"boolean"}`,
+	`{"type":"object","properties":{"file_path":{"type":"string"},"ids":{"type":"array","items":{"type":"integer"}},"files":{"type":"array","items":{"type":"string"}},
+	  "meta":{"type":"object","properties":{"tag":{"type":"string"}}},"limit":{"type":"integer"},"note":{"type":["string","null"]}},"required":["file_path"],"additionalProperties":false}`,
+}
+
+// fuzzOptions are the options each text is checked with: the defaults with
+// path keys, every repair with lenient nulls, and validate-only.
+var fuzzOptions = []*Options{
+	{Repairs: DefaultRepairs(), PathKeys: []string{"path", "paths", "file_path", "files"}},
+	{Repairs: SetOf(repairsBut(numRepairs)...), LenientNull: true, PathKeys: []string{"path", "file_path", "files"}},
+	{},
 }
 
 var fuzzSeeds = []string{
@@ -29,13 +40,22 @@ var fuzzSeeds = []string{
 	"```json\n{\"path\":\"a\",}\n```", `{"path":"a","paths":["x",],}`, `{"path":1,"depth":"ten","mode":"c"}`, `[{"fileName":"a","line":"7"}]`,
 	`{"Query":"x","limit":"5"}`, `{"url":"ftp://x"}`, `{"path":"\ud83d\ude00\ud800","depth":"1e3"}`, `{"path":"a\u0000b","ratio":"-0.5e-3"}`,
 	`{"a":{"b":{"c":[[[[1]]]]}}}`, `{"path":"a","path":"b"}`, "{\"path\":\"\xff\"}", `{"p": tru}`, `{"path":"a"} trailing`,
+	// The repairs other harnesses make.
+	"{\"path\":\"a\nb\"}", `{path: "a", depth: 2}`, `{'path': 'a', 'paths': ['x']}`, "{\u201cpath\u201d: \u201ca\u201d}",
+	`{"path": "a", "opts": {"maxCount": 1`, `{"path": "a`, `{"path": "[a.py](http://a.py)", "paths": ["<http://b.md>"]}`,
+	`{"args": {"file_path": "a"}}`, `{"input": "{\"file_path\": \"a\"}"}`, `{"file_path": "a", "ids": "[1, 2]"}`, `{"file_path": "a", "files": "b"}`,
+	`{"file_path": "a", "limit": null, "note": null, "meta": {"tag": null}}`, `{"recursive": True, "path": None}`, `{"path": "C:\users\x"}`,
+	`{"file_path": "[[a](http://a)](http://a)", "ids": 3}`, `{"path": "a",,}`, `{'path': 'it\'s'}`,
 }
 
-// FuzzRepair checks arbitrary text against the fixed schemas: nothing
-// panics, the same text always gives the same result, a repair is
-// idempotent (the repaired text validates as it is, so repairing it again
-// changes nothing) and canonical (re-encoding it changes nothing, and its
-// canonical hash is stable), and the parser agrees with encoding/json.
+// FuzzRepair checks arbitrary text against the fixed schemas, with each of
+// the options: nothing panics; the same text always gives the same result;
+// a repair is idempotent (the repaired text validates as it is, so
+// repairing it again changes nothing) and canonical (re-encoding it changes
+// nothing, and its canonical hash is stable); valid input is never changed
+// (text that is JSON and satisfies the schema, with no markdown link in a
+// path parameter, is valid under every option); validate-only never
+// repairs; and the parser and the syntax check agree with encoding/json.
 func FuzzRepair(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
@@ -54,40 +74,82 @@ func FuzzRepair(f *testing.F) {
 			}
 		}()
 		checkParse(t, args)
-		for i, s := range schemas {
-			r := s.Check(args)
-			if again := s.Check(args); !sameResult(r, again) {
-				t.Fatalf("schema %d: two checks of %q differ: %+v and %+v", i, args, r, again)
-			}
-			switch r.Status {
-			case Valid:
-				if r.Args != "" || len(r.Diags) != 0 {
-					t.Fatalf("schema %d: valid with args or diags: %+v", i, r)
+		for j, o := range fuzzOptions {
+			checkSyntax(t, args, o)
+			for i, s := range schemas {
+				r := s.Check(args, o)
+				if again := s.Check(args, o); !sameResult(r, again) {
+					t.Fatalf("schema %d options %d: two checks of %q differ: %+v and %+v", i, j, args, r, again)
 				}
-			case Repaired:
-				checkRepaired(t, s, args, r)
-			case Invalid:
-				if len(r.Diags) == 0 || len(r.Diags) > MaxDiags || r.Count < len(r.Diags) {
-					t.Fatalf("schema %d: invalid with %d diags of %d: %+v", i, len(r.Diags), r.Count, r)
+				if r.Status != Valid && s.Check(args, &Options{}).Status == Valid && !holdsLink(args, o) {
+					t.Fatalf("schema %d options %d: %q is valid as sent, but checks as %+v", i, j, args, r)
 				}
-				for _, d := range r.Diags {
-					if d.Msg == "" {
-						t.Fatalf("schema %d: diag without a message: %+v", i, d)
+				switch r.Status {
+				case Valid:
+					if r.Args != "" || len(r.Diags) != 0 {
+						t.Fatalf("schema %d options %d: valid with args or diags: %+v", i, j, r)
 					}
+				case Repaired:
+					if o.Repairs == 0 {
+						t.Fatalf("schema %d: validate-only repaired %q: %+v", i, args, r)
+					}
+					checkRepaired(t, s.Check, args, r, o)
+				case Invalid:
+					if len(r.Diags) == 0 || len(r.Diags) > MaxDiags || r.Count < len(r.Diags) {
+						t.Fatalf("schema %d options %d: invalid with %d diags of %d: %+v", i, j, len(r.Diags), r.Count, r)
+					}
+					for _, d := range r.Diags {
+						if d.Msg == "" {
+							t.Fatalf("schema %d options %d: diag without a message: %+v", i, j, d)
+						}
+					}
+				default:
+					t.Fatalf("schema %d options %d: status %d", i, j, r.Status)
 				}
-			default:
-				t.Fatalf("schema %d: status %d", i, r.Status)
 			}
 		}
 	})
 }
 
-func checkRepaired(t *testing.T, s *Schema, args string, r Result) {
+// holdsLink reports whether text is JSON with a markdown link that o has
+// removed from a path parameter.
+func holdsLink(text string, o *Options) bool {
+	v, err := parse(text)
+	if err != nil {
+		return false
+	}
+	_, fixes := unlinkPaths(text, v, o, nil)
+	return len(fixes) > 0
+}
+
+// checkSyntax checks CheckSyntax on text: wellFormed agrees with parse,
+// JSON without links is valid as sent, and a repair is idempotent.
+func checkSyntax(t *testing.T, text string, o *Options) {
+	t.Helper()
+	_, err := parse(text)
+	if wf := wellFormed(text); wf != (err == nil) {
+		t.Fatalf("wellFormed(%q) = %v, but parse says %v", text, wf, err)
+	}
+	r := CheckSyntax(text, o)
+	switch {
+	case (err == nil || isBlank(text)) && !holdsLink(text, o) && r.Status != Valid:
+		t.Fatalf("syntax check of %q, which is JSON: %+v", text, r)
+	case r.Status == Repaired:
+		checkRepaired(t, func(s string, o *Options) Result { return CheckSyntax(s, o) }, text, r, o)
+	}
+}
+
+func checkRepaired(t *testing.T, check func(string, *Options) Result, args string, r Result, o *Options) {
 	t.Helper()
 	if len(r.Diags) == 0 || len(r.Diags) > MaxRepairDiags {
 		t.Fatalf("repaired %q with %d diags", args, len(r.Diags))
 	}
-	if again := s.Check(r.Args); again.Status != Valid {
+	for _, d := range r.Diags {
+		if rp, ok := ParseRepair(d.Repair); !ok || !o.Repairs.Has(rp) && !(o.LenientNull && rp == DropNull) {
+			t.Fatalf("repaired %q with a diag that names no allowed repair: %+v", args, d)
+		}
+	}
+	if again := check(r.Args, o); again.Status != Valid {
 		t.Fatalf("repaired %q to %q, which checks as %+v", args, r.Args, again)
 	}
 	v, err := parse(r.Args)
@@ -101,7 +163,7 @@ func checkRepaired(t *testing.T, s *Schema, args string, r Result) {
 	if !ok {
 		t.Fatalf("canon cannot hash the repaired text %q", r.Args)
 	}
-	if h2, _ := canon.Hash(s.Check(args).Args); h2 != h {
+	if h2, _ := canon.Hash(check(args, o).Args); h2 != h {
 		t.Fatalf("the canonical hash of the repair of %q is not stable", args)
 	}
 }

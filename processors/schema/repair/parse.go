@@ -26,6 +26,10 @@ func (e *syntaxError) Error() string { return e.msg }
 // Strings without escapes share the text's memory.
 func parse(text string) (any, error) {
 	p := parser{s: text}
+	return p.parse()
+}
+
+func (p *parser) parse() (any, error) {
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
@@ -38,9 +42,14 @@ func parse(text string) (any, error) {
 	return v, nil
 }
 
+// parser reads JSON text. With lax empty it reads JSON exactly; lax lets it
+// mend what the text repairs in it allow, counting each mend in made
+// (lax.go).
 type parser struct {
-	s string
-	i int
+	s    string
+	i    int
+	lax  Set
+	made [numRepairs]int
 }
 
 var errEnd = &syntaxError{"unexpected end of input"}
@@ -114,6 +123,9 @@ func (p *parser) value(depth int) (any, error) {
 	case c == '-' || '0' <= c && c <= '9':
 		return p.number()
 	}
+	if v, ok := p.laxValue(); ok {
+		return v, nil
+	}
 	return nil, p.unexpected("looking for beginning of value")
 }
 
@@ -139,12 +151,12 @@ func (p *parser) object(depth int) (any, error) {
 		p.i++
 		return m, nil
 	}
-	for {
+	for first := true; ; first = false {
 		p.space()
-		if p.i >= len(p.s) || p.s[p.i] != '"' {
-			return nil, p.unexpected("looking for beginning of object key string")
+		if p.closesEarly('}', first) {
+			return m, nil
 		}
-		key, err := p.str()
+		key, err := p.key()
 		if err != nil {
 			return nil, err
 		}
@@ -176,8 +188,11 @@ func (p *parser) array(depth int) (any, error) {
 		p.i++
 		return a, nil
 	}
-	for {
+	for first := true; ; first = false {
 		p.space()
+		if p.closesEarly(']', first) {
+			return a, nil
+		}
 		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
@@ -194,6 +209,9 @@ func (p *parser) array(depth int) (any, error) {
 func (p *parser) separator(closing byte, after string) (bool, error) {
 	p.space()
 	if p.i >= len(p.s) {
+		if p.mend(MissingClosers) {
+			return true, nil
+		}
 		return false, errEnd
 	}
 	switch p.s[p.i] {
@@ -220,11 +238,25 @@ func (p *parser) number() (any, error) {
 	return json.Number(lit), nil
 }
 
+// key consumes an object key.
+func (p *parser) key() (string, error) {
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		return p.str()
+	}
+	if key, ok := p.laxKey(); ok {
+		return key, nil
+	}
+	return "", p.unexpected("looking for beginning of object key string")
+}
+
 // str consumes a string literal and returns its value. Strings without
 // escapes or invalid UTF-8 share the text's memory.
 func (p *parser) str() (string, error) {
 	end, plain, f := jsonlex.String(p.s, p.i)
 	if f != jsonlex.OK {
+		if s, ok := p.laxString(f); ok {
+			return s, nil
+		}
 		p.i = end
 		return "", p.fault(f, "in string literal")
 	}

@@ -7,35 +7,62 @@ import (
 	"github.com/guardstream/guardstream/event"
 )
 
-// parseRepairing parses text as JSON, stripping a surrounding markdown code
-// fence and dropping trailing commas if it does not parse as it is. It
-// returns the value, the text repairs it made, and, when even the repaired
-// text is not JSON, why.
-func parseRepairing(text string) (any, []event.Diag, error) {
+// parseRepairing parses text as JSON. If it is not JSON, it strips a
+// markdown code fence around it (CodeFence) and reads it with the mends the
+// text repairs in allowed permit. It returns the value, a diagnostic for
+// each kind of text repair it made, and, when even the mended text is not
+// JSON, why the text as sent is not.
+func parseRepairing(text string, allowed Set) (any, []event.Diag, error) {
 	v, err := parse(text)
-	if err == nil {
-		return v, nil, nil
+	if err == nil || allowed&textRepairs == 0 {
+		return v, nil, err
+	}
+	p := parser{s: text, lax: allowed & textRepairs}
+	if inner, ok := stripFence(text); ok && allowed.Has(CodeFence) {
+		p.s = inner
+		p.made[CodeFence]++
+	}
+	v, lerr := p.parse()
+	if lerr != nil {
+		return nil, nil, err
 	}
 	var fixes []event.Diag
-	if inner, ok := stripFence(text); ok {
-		fixes = append(fixes, event.Diag{Want: "JSON", Got: "markdown code fence", Msg: "removed the markdown code fence around the JSON"})
-		text = inner
-		if v, err = parse(text); err == nil {
-			return v, fixes, nil
+	for r := range numRepairs {
+		if n := p.made[r]; n > 0 && textRepairs.Has(r) {
+			fixes = append(fixes, textFix(r, n))
 		}
 	}
-	if fixed, n := dropTrailingCommas(text); n > 0 {
-		msg := "removed a trailing comma"
-		if n > 1 {
-			msg = "removed " + strconv.Itoa(n) + " trailing commas"
-		}
-		fixes = append(fixes, event.Diag{Want: "JSON", Got: "trailing comma", Msg: msg})
-		text = fixed
-		if v, err = parse(text); err == nil {
-			return v, fixes, nil
-		}
+	return v, fixes, nil
+}
+
+// textFix describes n repairs r of JSON text.
+func textFix(r Repair, n int) event.Diag {
+	var got, one, many string
+	switch r {
+	case CodeFence:
+		got, one = "markdown code fence", "removed the markdown code fence around the JSON"
+	case TrailingComma:
+		got, one, many = "trailing comma", "removed a trailing comma", "removed %d trailing commas"
+	case ControlChars:
+		got, one, many = "control character in a string", "escaped a control character in a string", "escaped %d control characters in strings"
+	case BareKeys:
+		got, one, many = "unquoted key", "quoted an unquoted key", "quoted %d unquoted keys"
+	case Quotes:
+		got, one, many = "single or smart quotes", "put a string in single or smart quotes in double quotes", "put %d strings in single or smart quotes in double quotes"
+	case PythonLiterals:
+		got, one, many = "Python literal", "replaced a Python literal (True, False or None) with JSON's", "replaced %d Python literals (True, False or None) with JSON's"
+	case BadEscapes:
+		got, one, many = "invalid escape", "kept the backslash of an invalid escape as a character", "kept the backslashes of %d invalid escapes as characters"
+	case MissingClosers:
+		got, one, many = "missing closing bracket", "added a missing closing bracket", "added %d missing closing brackets"
+	case TruncatedString:
+		got, one = "string cut off at the end", "closed a string cut off at the end of the text"
 	}
-	return nil, nil, err
+	msg := one
+	if n > 1 && many != "" {
+		msg = strings.Replace(many, "%d", strconv.Itoa(n), 1)
+	}
+	return event.Diag{Want: "JSON", Got: got, Msg: msg, Repair: r.String()}
 }
 
 // stripFence returns what a markdown code fence encloses, when the whole
@@ -58,38 +85,4 @@ func stripFence(text string) (string, bool) {
 		return "", false // several fenced blocks, or fences inside the JSON
 	}
 	return t, true
-}
-
-// dropTrailingCommas removes every comma that, outside strings and bar
-// white space, directly precedes '}' or ']', and says how many it removed.
-func dropTrailingCommas(text string) (string, int) {
-	var b []byte
-	n, last := 0, 0
-	inString, escaped := false, false
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && c == ',':
-			j := i + 1
-			for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r') {
-				j++
-			}
-			if j < len(text) && (text[j] == '}' || text[j] == ']') {
-				b = append(b, text[last:i]...)
-				last = i + 1
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return text, 0
-	}
-	b = append(b, text[last:]...)
-	return string(b), n
 }

@@ -40,28 +40,7 @@ func (d *declared) known(key string) bool {
 // branch that does not match still counts. ok is false when the set is too
 // large to look at.
 func (s *Schema) declaredAt(root any, loc []string) (d declared, ok bool) {
-	set, ok := closure([]*jsonschema.Schema{s.sch})
-	v := root
-	for _, tok := range loc {
-		if !ok {
-			return d, false
-		}
-		var next []*jsonschema.Schema
-		switch c := v.(type) {
-		case map[string]any:
-			next = stepProperty(set, tok)
-			v = c[tok]
-		case []any:
-			i, _ := atoi(tok)
-			next = stepItem(set, i)
-			if i < len(c) {
-				v = c[i]
-			}
-		default:
-			return d, false
-		}
-		set, ok = closure(next)
-	}
+	set, ok := s.applicableAt(root, loc)
 	if !ok {
 		return d, false
 	}
@@ -79,6 +58,42 @@ func (s *Schema) declaredAt(root any, loc []string) (d declared, ok bool) {
 	}
 	slices.Sort(d.props)
 	return d, true
+}
+
+// requiredAt reports whether a subschema that may apply to the object at
+// loc in root requires its property name; when there are too many to look
+// at, it says yes.
+func (s *Schema) requiredAt(root any, loc []string, name string) bool {
+	set, ok := s.applicableAt(root, loc)
+	return !ok || slices.ContainsFunc(set, func(sch *jsonschema.Schema) bool { return slices.Contains(sch.Required, name) })
+}
+
+// applicableAt returns the subschemas that may apply at loc in root (see
+// declaredAt); ok is false when there are too many to look at.
+func (s *Schema) applicableAt(root any, loc []string) (set []*jsonschema.Schema, ok bool) {
+	set, ok = closure([]*jsonschema.Schema{s.sch})
+	v := root
+	for _, tok := range loc {
+		if !ok {
+			return nil, false
+		}
+		var next []*jsonschema.Schema
+		switch c := v.(type) {
+		case map[string]any:
+			next = stepProperty(set, tok)
+			v = c[tok]
+		case []any:
+			i, _ := atoi(tok)
+			next = stepItem(set, i)
+			if i < len(c) {
+				v = c[i]
+			}
+		default:
+			return nil, false
+		}
+		set, ok = closure(next)
+	}
+	return set, ok
 }
 
 // closure returns the schemas in start and every schema that applies to the

@@ -1,0 +1,4 @@
+package policy
+
+// SizedGlobs is sizedGlobs, for the benchmarks.
+var SizedGlobs = sizedGlobs
