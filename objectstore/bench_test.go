@@ -15,7 +15,7 @@ func BenchmarkPut(b *testing.B) {
 		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
 			st, js := setup(b, nil)
 			ctx := ctxT(b)
-			obs, err := js.ObjectStore(ctx, objectstore.Bucket)
+			s, err := js.Stream(ctx, objectstore.Stream)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -26,12 +26,11 @@ func BenchmarkPut(b *testing.B) {
 			for b.Loop() {
 				n++
 				binary.LittleEndian.PutUint64(data, n) // a new output each time
-				ref, err := st.Put(ctx, data)
-				if err != nil {
+				if _, err := st.Put(ctx, tenant, data); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
-				if err := obs.Delete(ctx, ref.Digest); err != nil {
+				if err := s.Purge(ctx); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()
@@ -46,13 +45,13 @@ func BenchmarkPutStored(b *testing.B) {
 	st, _ := setup(b, nil)
 	ctx := ctxT(b)
 	data := randomBytes(1<<20, 4)
-	if _, err := st.Put(ctx, data); err != nil {
+	if _, err := st.Put(ctx, tenant, data); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := st.Put(ctx, data); err != nil {
+		if _, err := st.Put(ctx, tenant, data); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -63,14 +62,14 @@ func BenchmarkGet(b *testing.B) {
 	st, _ := setup(b, nil)
 	ctx := ctxT(b)
 	data := randomBytes(10<<20, 5)
-	ref, err := st.Put(ctx, data)
+	ref, err := st.Put(ctx, tenant, data)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := st.Get(ctx, ref); err != nil {
+		if _, err := st.Get(ctx, tenant, ref); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,47 +8,53 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Bucket is the name of the object store bucket that holds full outputs.
-const Bucket = "guard_outputs"
+// Stream is the name of the JetStream stream that holds full outputs.
+const Stream = "GUARD_OUTPUTS"
 
-// Config sizes the guard_outputs bucket and the Store over it.
+// Config sizes the GUARD_OUTPUTS stream and the Store over it.
 type Config struct {
 	// Replicas is the replication factor: 1 on a single server, 3 on a
 	// cluster.
 	Replicas int `json:"replicas"`
 	// Memory keeps outputs in memory instead of on disk (tests, demos).
 	Memory bool `json:"memory"`
-	// MaxAge is how long an output or a link is kept after it was
-	// written; see the package documentation for how Put refreshes
-	// outputs it holds already.
+	// MaxAge is how long an output is kept after it was written; see the
+	// package documentation for how Put refreshes outputs it holds
+	// already.
 	MaxAge time.Duration `json:"max_age"`
-	// MaxBucketBytes caps the bucket's size; 0 means no cap. When the
-	// bucket is full, Put fails until old outputs expire.
-	MaxBucketBytes int64 `json:"max_bucket_bytes,omitempty"`
+	// MaxBytes caps the stream's size. When it is full, the oldest parts
+	// go, whichever tenant stored them: writes never fail for want of
+	// space, and an output that lost a part reads as not found until it
+	// is put again (decision 23).
+	MaxBytes int64 `json:"max_bytes"`
 	// MaxOutputBytes is the largest output Put stores and Get reads, which
 	// bounds the memory one output takes.
 	MaxOutputBytes int64 `json:"max_output_bytes"`
 	// ChunkSize is the size of the messages an output is stored in.
 	ChunkSize int `json:"chunk_size"`
-	// Compression compresses the bucket's storage (S2).
+	// Compression compresses the stream's storage (S2).
 	Compression bool `json:"compression,omitempty"`
 }
 
 // DefaultConfig returns the configuration of a single-server deployment:
-// one replica on disk, outputs kept a day, outputs of up to 64 MiB in
-// chunks of 128 KiB.
+// one replica on disk, outputs kept a day and 1 GiB at most, outputs of up
+// to 64 MiB in chunks of 128 KiB.
 func DefaultConfig() Config {
 	return Config{
 		Replicas:       1,
 		MaxAge:         24 * time.Hour,
+		MaxBytes:       1 << 30,
 		MaxOutputBytes: 64 << 20,
 		ChunkSize:      128 << 10,
 	}
 }
 
-// MaxChunkSize is the largest ChunkSize accepted: below the server's
-// default payload limit of 1 MiB.
-const MaxChunkSize = 1<<20 - 4<<10
+// MinChunkSize and MaxChunkSize bound ChunkSize: the largest stays below
+// the server's default payload limit of 1 MiB.
+const (
+	MinChunkSize = 1 << 10
+	MaxChunkSize = 1<<20 - 4<<10
+)
 
 // Validate reports every setting that is out of range.
 func (c Config) Validate() error {
@@ -59,31 +65,45 @@ func (c Config) Validate() error {
 	if c.MaxAge <= 0 {
 		errs = append(errs, fmt.Errorf("objectstore.max_age is %v; want a positive duration", c.MaxAge))
 	}
-	if c.MaxBucketBytes < 0 {
-		errs = append(errs, fmt.Errorf("objectstore.max_bucket_bytes is %d; want 0 (no cap) or more", c.MaxBucketBytes))
-	}
 	if c.MaxOutputBytes <= 0 {
 		errs = append(errs, fmt.Errorf("objectstore.max_output_bytes is %d; want a positive size", c.MaxOutputBytes))
+	} else if c.MaxBytes < c.MaxOutputBytes {
+		errs = append(errs, fmt.Errorf("objectstore.max_bytes is %d bytes, less than one output of max_output_bytes (%d); "+
+			"raise it (sized to the disk: docs/operations.md, Sizing) or lower max_output_bytes", c.MaxBytes, c.MaxOutputBytes))
 	}
-	if c.ChunkSize < 1<<10 || c.ChunkSize > MaxChunkSize {
-		errs = append(errs, fmt.Errorf("objectstore.chunk_size is %d; want 1024 to %d", c.ChunkSize, MaxChunkSize))
+	if c.ChunkSize < MinChunkSize || c.ChunkSize > MaxChunkSize {
+		errs = append(errs, fmt.Errorf("objectstore.chunk_size is %d; want %d to %d", c.ChunkSize, MinChunkSize, MaxChunkSize))
 	}
 	return errors.Join(errs...)
 }
 
-// BucketConfig returns the configuration of the guard_outputs bucket.
-func (c Config) BucketConfig() jetstream.ObjectStoreConfig {
-	storage := jetstream.FileStorage
+// StreamConfig returns the configuration of the GUARD_OUTPUTS stream. Agents
+// publish into it, so, like AGENT_EVENTS, it enables no feature a message
+// header turns on; a part replaces the one before it on its subject
+// through the per-subject limit instead of a rollup. It discards old: with
+// DiscardNew one tenant filling it would make every tenant's uploads, and
+// so their results, fail until outputs expired.
+func (c Config) StreamConfig() jetstream.StreamConfig {
+	sc := jetstream.StreamConfig{
+		Name:              Stream,
+		Description:       "guardstream: full tool outputs, per tenant, named by their sha256 digest",
+		Subjects:          []string{subjectPrefix + "*.*.*"},
+		Retention:         jetstream.LimitsPolicy,
+		MaxAge:            c.MaxAge,
+		MaxBytes:          c.MaxBytes,
+		MaxMsgsPerSubject: 1,
+		Discard:           jetstream.DiscardOld,
+		Storage:           jetstream.FileStorage,
+		Replicas:          c.Replicas,
+		AllowDirect:       true,
+		// Parts carry no Nats-Msg-Id; the window only has to be short.
+		Duplicates: min(c.MaxAge, time.Minute),
+	}
 	if c.Memory {
-		storage = jetstream.MemoryStorage
+		sc.Storage = jetstream.MemoryStorage
 	}
-	return jetstream.ObjectStoreConfig{
-		Bucket:      Bucket,
-		Description: "guardstream: full tool outputs, named by their sha256 digest, and links from runs' calls to them",
-		TTL:         c.MaxAge,
-		MaxBytes:    c.MaxBucketBytes,
-		Storage:     storage,
-		Replicas:    c.Replicas,
-		Compression: c.Compression,
+	if c.Compression {
+		sc.Compression = jetstream.S2Compression
 	}
+	return sc
 }

@@ -14,16 +14,20 @@ func TestConfig(t *testing.T) {
 		t.Fatalf("default config: %v", err)
 	}
 	c.Memory, c.Replicas, c.MaxAge = true, 3, time.Hour
-	bc := c.BucketConfig()
-	if bc.Bucket != objectstore.Bucket || bc.Storage != jetstream.MemoryStorage || bc.Replicas != 3 || bc.TTL != time.Hour {
-		t.Errorf("bucket config %+v", bc)
+	sc := c.StreamConfig()
+	if sc.Name != objectstore.Stream || sc.Storage != jetstream.MemoryStorage || sc.Replicas != 3 || sc.MaxAge != time.Hour ||
+		sc.MaxMsgsPerSubject != 1 || sc.AllowRollup || sc.AllowMsgSchedules || sc.AllowMsgTTL ||
+		sc.MaxBytes != 1<<30 || sc.Discard != jetstream.DiscardOld {
+		t.Errorf("stream config %+v", sc)
 	}
 	bad := map[string]func(*objectstore.Config){
-		"replicas":   func(c *objectstore.Config) { c.Replicas = 2 },
-		"max age":    func(c *objectstore.Config) { c.MaxAge = 0 },
-		"bucket cap": func(c *objectstore.Config) { c.MaxBucketBytes = -1 },
-		"output cap": func(c *objectstore.Config) { c.MaxOutputBytes = 0 },
-		"chunk":      func(c *objectstore.Config) { c.ChunkSize = objectstore.MaxChunkSize + 1 },
+		"replicas":                     func(c *objectstore.Config) { c.Replicas = 2 },
+		"max age":                      func(c *objectstore.Config) { c.MaxAge = 0 },
+		"stream cap":                   func(c *objectstore.Config) { c.MaxBytes = -1 },
+		"no cap":                       func(c *objectstore.Config) { c.MaxBytes = 0 },
+		"cap below the largest output": func(c *objectstore.Config) { c.MaxBytes = c.MaxOutputBytes - 1 },
+		"output cap":                   func(c *objectstore.Config) { c.MaxOutputBytes = 0 },
+		"chunk":                        func(c *objectstore.Config) { c.ChunkSize = objectstore.MaxChunkSize + 1 },
 	}
 	for name, mod := range bad {
 		c := objectstore.DefaultConfig()

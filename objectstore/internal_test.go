@@ -21,27 +21,28 @@ func TestPutRefreshesAgingOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := bytes.Repeat([]byte("x"), 1000)
-	ref, err := st.Put(ctx, data)
+	ref, err := st.Put(ctx, "acme", data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nuid := func() string {
-		info, err := st.obs.GetInfo(ctx, ref.Digest)
+	seq := func() uint64 {
+		subj, _ := Subject("acme", ref.Digest, 0)
+		m, err := st.stream.GetLastMsgForSubject(ctx, subj)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return info.NUID
+		return m.Sequence
 	}
-	first := nuid()
+	first := seq()
 	st.now = func() time.Time { return time.Now().Add(11 * time.Hour) }
-	if _, err := st.Put(ctx, data); err != nil || nuid() != first {
+	if _, err := st.Put(ctx, "acme", data); err != nil || seq() != first {
 		t.Fatalf("a young output was stored again (%v)", err)
 	}
 	st.now = func() time.Time { return time.Now().Add(13 * time.Hour) }
-	if _, err := st.Put(ctx, data); err != nil || nuid() == first {
+	if _, err := st.Put(ctx, "acme", data); err != nil || seq() == first {
 		t.Fatalf("an output past half its life was not stored again (%v)", err)
 	}
-	if got, err := st.Get(ctx, ref); err != nil || !bytes.Equal(got, data) {
+	if got, err := st.Get(ctx, "acme", ref); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("after the refresh: %v", err)
 	}
 }

@@ -50,59 +50,57 @@ func randomBytes(n int, seed uint64) []byte {
 	return b
 }
 
-// bucketState returns the objects (without links) the bucket lists and the
-// messages its stream holds.
-func bucketState(t testing.TB, js jetstream.JetStream) (objects int, msgs uint64) {
+// streamState returns the outputs (first parts) and the messages the
+// stream holds.
+func streamState(t testing.TB, js jetstream.JetStream) (outputs int, msgs uint64) {
 	t.Helper()
 	ctx := ctxT(t)
-	obs, err := js.ObjectStore(ctx, objectstore.Bucket)
+	s, err := js.Stream(ctx, objectstore.Stream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := obs.List(ctx)
-	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(">"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range list {
-		if o.Opts == nil || o.Opts.Link == nil {
-			objects++
+	for subj := range info.State.Subjects {
+		if strings.HasSuffix(subj, ".0") {
+			outputs++
 		}
 	}
-	st, err := obs.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objects, st.(*jetstream.ObjectBucketStatus).StreamInfo().State.Msgs
+	return outputs, info.State.Msgs
 }
+
+const tenant = "acme"
 
 func TestPutGet10MiB(t *testing.T) {
 	st, _ := setup(t, nil)
 	ctx := ctxT(t)
 	data := randomBytes(10<<20, 1)
-	ref, err := st.Put(ctx, data)
+	ref, err := st.Put(ctx, tenant, data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ref.Digest != event.Digest(data) || ref.Size != int64(len(data)) {
 		t.Fatalf("ref %+v", ref)
 	}
-	got, err := st.Get(ctx, ref)
+	got, err := st.Get(ctx, tenant, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, data) {
 		t.Fatal("read back different bytes")
 	}
-	if got, err := st.Lookup(ctx, ref.Digest); err != nil || got != ref {
+	if got, err := st.Lookup(ctx, tenant, ref.Digest); err != nil || got != ref {
 		t.Fatalf("Lookup: %+v, %v", got, err)
 	}
 
 	// The empty output is an object too.
-	empty, err := st.Put(ctx, nil)
+	empty, err := st.Put(ctx, tenant, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := st.Get(ctx, empty); err != nil || len(got) != 0 {
+	if got, err := st.Get(ctx, tenant, empty); err != nil || len(got) != 0 {
 		t.Fatalf("empty output: %q, %v", got, err)
 	}
 }
@@ -111,29 +109,29 @@ func TestPutTwiceStoresOnce(t *testing.T) {
 	st, js := setup(t, nil)
 	ctx := ctxT(t)
 	data := randomBytes(1<<20, 2)
-	first, err := st.Put(ctx, data)
+	first, err := st.Put(ctx, tenant, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	objects, msgs := bucketState(t, js)
-	if objects != 1 || msgs != 9 { // 8 chunks of 128 KiB and the meta message
+	objects, msgs := streamState(t, js)
+	if objects != 1 || msgs != 8 { // 8 parts of 128 KiB
 		t.Fatalf("after one Put: %d objects, %d messages", objects, msgs)
 	}
-	second, err := st.Put(ctx, bytes.Clone(data))
+	second, err := st.Put(ctx, tenant, bytes.Clone(data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if second != first {
 		t.Fatalf("refs differ: %+v, %+v", first, second)
 	}
-	if o, m := bucketState(t, js); o != objects || m != msgs {
+	if o, m := streamState(t, js); o != objects || m != msgs {
 		t.Fatalf("the second Put stored again: %d objects, %d messages", o, m)
 	}
 	// Different content is a different object.
-	if _, err := st.Put(ctx, append(bytes.Clone(data), '!')); err != nil {
+	if _, err := st.Put(ctx, tenant, append(bytes.Clone(data), '!')); err != nil {
 		t.Fatal(err)
 	}
-	if o, _ := bucketState(t, js); o != 2 {
+	if o, _ := streamState(t, js); o != 2 {
 		t.Fatalf("%d objects after a different output, want 2", o)
 	}
 }
@@ -146,14 +144,14 @@ func TestPage(t *testing.T) {
 		fmt.Fprintf(&b, "/ws/src/f%d.go:1: hit\n", i)
 	}
 	full := b.String()
-	ref, err := st.Put(ctx, []byte(full))
+	ref, err := st.Put(ctx, tenant, []byte(full))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var seen strings.Builder
 	var offset int64
 	for pages := 1; ; pages++ {
-		v, err := st.Page(ctx, ref, offset, view.Options{Workspace: "/ws"})
+		v, err := st.Page(ctx, tenant, ref, offset, view.Options{Workspace: "/ws"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,33 +186,39 @@ func TestDigestMismatch(t *testing.T) {
 	want, bad := []byte("the real output\n"), []byte("a forged output\n")
 	ref := event.OutputRef{Digest: event.Digest(want), Size: int64(len(want))}
 
-	// Something other than Put stores other bytes under want's name.
-	obs, err := js.ObjectStore(ctx, objectstore.Bucket)
+	// Another writer of the tenant stores other bytes, of the same size,
+	// under want's name.
+	msgs, _, err := st.Messages(tenant, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := obs.PutBytes(ctx, ref.Digest, bad); err != nil {
+	msgs[0].Subject, _ = objectstore.Subject(tenant, ref.Digest, 0)
+	if _, err := js.PublishMsg(ctx, msgs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Get(ctx, ref); !errors.Is(err, objectstore.ErrDigestMismatch) {
+	if _, err := st.Get(ctx, tenant, ref); !errors.Is(err, objectstore.ErrDigestMismatch) {
 		t.Fatalf("Get of forged content: %v, want ErrDigestMismatch", err)
 	}
-	if _, err := st.Get(ctx, event.OutputRef{Digest: ref.Digest, Size: 3}); !errors.Is(err, objectstore.ErrDigestMismatch) {
+	if _, err := st.Get(ctx, tenant, event.OutputRef{Digest: ref.Digest, Size: 3}); !errors.Is(err, objectstore.ErrDigestMismatch) {
 		t.Fatalf("Get with the wrong size: %v, want ErrDigestMismatch", err)
 	}
-	// Put does not trust the forged object: it stores the real one.
-	if _, err := st.Put(ctx, want); err != nil {
+	// Another tenant's copy of the output is not this tenant's.
+	if _, err := st.Get(ctx, "other", ref); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Fatalf("Get as another tenant: %v, want ErrNotFound", err)
+	}
+	// Upload writes the real one over it.
+	if _, err := objectstore.Upload(ctx, js, tenant, want, objectstore.DefaultConfig()); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := st.Get(ctx, ref); err != nil || !bytes.Equal(got, want) {
+	if got, err := st.Get(ctx, tenant, ref); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("after Put: %q, %v", got, err)
 	}
 
-	if _, err := st.Get(ctx, event.OutputRef{Digest: event.Digest([]byte("nothing")), Size: 7}); !errors.Is(err, objectstore.ErrNotFound) {
+	if _, err := st.Get(ctx, tenant, event.OutputRef{Digest: event.Digest([]byte("nothing")), Size: 7}); !errors.Is(err, objectstore.ErrNotFound) {
 		t.Errorf("Get of a missing output: %v, want ErrNotFound", err)
 	}
 	for _, d := range []string{"", "md5:abc", "sha256:" + strings.Repeat("A", 64), "sha256:" + strings.Repeat("0", 63)} {
-		if _, err := st.Get(ctx, event.OutputRef{Digest: d}); !errors.Is(err, objectstore.ErrInvalidDigest) {
+		if _, err := st.Get(ctx, tenant, event.OutputRef{Digest: d}); !errors.Is(err, objectstore.ErrInvalidDigest) {
 			t.Errorf("Get(%q): %v, want ErrInvalidDigest", d, err)
 		}
 	}
@@ -222,7 +226,7 @@ func TestDigestMismatch(t *testing.T) {
 
 func TestTooLarge(t *testing.T) {
 	st, _ := setup(t, func(c *objectstore.Config) { c.MaxOutputBytes = 1024 })
-	if _, err := st.Put(ctxT(t), make([]byte, 1025)); !errors.Is(err, objectstore.ErrTooLarge) {
+	if _, err := st.Put(ctxT(t), tenant, make([]byte, 1025)); !errors.Is(err, objectstore.ErrTooLarge) {
 		t.Errorf("Put over the limit: %v, want ErrTooLarge", err)
 	}
 }
@@ -232,14 +236,14 @@ func TestProvisionIdempotent(t *testing.T) {
 	_, js := natstest.Connect(t, s)
 	ctx := ctxT(t)
 	cfg := objectstore.DefaultConfig()
-	if _, err := objectstore.Open(ctx, js, cfg); !errors.Is(err, jetstream.ErrBucketNotFound) {
-		t.Fatalf("Open before Provision: %v, want ErrBucketNotFound", err)
+	if _, err := objectstore.Open(ctx, js, cfg); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Fatalf("Open before Provision: %v, want ErrStreamNotFound", err)
 	}
 	st, err := objectstore.Provision(ctx, js, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := st.Put(ctx, []byte("kept"))
+	ref, err := st.Put(ctx, tenant, []byte("kept"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,12 +257,11 @@ func TestProvisionIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := st.Get(ctx, ref); err != nil || string(got) != "kept" {
+	if got, err := st.Get(ctx, tenant, ref); err != nil || string(got) != "kept" {
 		t.Fatalf("after provisioning again: %q, %v", got, err)
 	}
-	obs, _ := js.ObjectStore(ctx, objectstore.Bucket)
-	if status, err := obs.Status(ctx); err != nil || status.TTL() != 48*time.Hour {
-		t.Fatalf("the update did not take: %v", err)
+	if st.MaxAge() != 48*time.Hour {
+		t.Fatalf("the update did not take: max age %v", st.MaxAge())
 	}
 
 	bad := cfg
@@ -268,24 +271,24 @@ func TestProvisionIdempotent(t *testing.T) {
 	}
 }
 
-// TestMessages: the pipelined write path stores an object Get reads like
-// one Put stored; writing it again leaves one object (old chunks stay
-// until they expire).
+// TestMessages: the pipelined write path stores an output Get reads like
+// one Put stored, in one message when it fits a chunk; writing it again
+// replaces its parts.
 func TestMessages(t *testing.T) {
 	st, js := setup(t, nil)
 	ctx := ctxT(t)
-	for _, data := range [][]byte{[]byte("total 3\nmain.go\ngo.mod\n"), {}, randomBytes(100<<10, 7)} {
+	for _, data := range [][]byte{[]byte("total 3\nmain.go\ngo.mod\n"), {}, randomBytes(100<<10, 7), randomBytes(300<<10, 8)} {
 		var ref event.OutputRef
 		for range 3 {
-			chunk, meta, r, err := st.Messages(data)
+			msgs, r, err := st.Messages(tenant, data)
 			if err != nil {
 				t.Fatal(err)
 			}
+			if want := max(1, (len(data)+128<<10-1)/(128<<10)); len(msgs) != want {
+				t.Fatalf("%d bytes in %d messages, want %d", len(data), len(msgs), want)
+			}
 			ref = r
-			for _, m := range []*nats.Msg{chunk, meta} {
-				if m == nil {
-					continue
-				}
+			for _, m := range msgs {
 				if _, err := js.PublishMsg(ctx, m); err != nil {
 					t.Fatal(err)
 				}
@@ -294,16 +297,42 @@ func TestMessages(t *testing.T) {
 		if ref.Digest != event.Digest(data) || ref.Size != int64(len(data)) {
 			t.Fatalf("ref %+v for %d bytes", ref, len(data))
 		}
-		got, err := st.Get(ctx, ref)
+		got, err := st.Get(ctx, tenant, ref)
 		if err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("Get after Messages: %d bytes, %v; want %d bytes", len(got), err, len(data))
 		}
 	}
-	objects, msgs := bucketState(t, js)
-	if objects != 3 || msgs != 9 {
-		t.Errorf("%d objects in %d messages; want 3 objects in 9 messages: 3 metadata, 6 chunks (2 written 3 times)", objects, msgs)
+	outputs, msgs := streamState(t, js)
+	if outputs != 4 || msgs != 6 {
+		t.Errorf("%d outputs in %d messages; want 4 outputs in 6 messages (one of them in 3 parts)", outputs, msgs)
 	}
-	if _, _, _, err := st.Messages(make([]byte, objectstore.DefaultConfig().ChunkSize+1)); !errors.Is(err, objectstore.ErrTooLarge) {
-		t.Errorf("an output over one chunk: %v, want ErrTooLarge", err)
+	if _, _, err := st.Messages(tenant, make([]byte, objectstore.DefaultConfig().MaxOutputBytes+1)); !errors.Is(err, objectstore.ErrTooLarge) {
+		t.Errorf("an output over the limit: %v, want ErrTooLarge", err)
+	}
+}
+
+// A first part whose headers claim more than the limits allow is refused
+// before anything more is read.
+func TestForgedHeaders(t *testing.T) {
+	st, js := setup(t, func(c *objectstore.Config) { c.MaxOutputBytes = 1 << 20 })
+	ctx := ctxT(t)
+	ref := event.OutputRef{Digest: event.Digest([]byte("x")), Size: 1}
+	subj, _ := objectstore.Subject(tenant, ref.Digest, 0)
+	for _, h := range []nats.Header{
+		{objectstore.HeaderSize: {"1"}},
+		{objectstore.HeaderSize: {"1"}, objectstore.HeaderParts: {"0"}},
+		{objectstore.HeaderSize: {"1"}, objectstore.HeaderParts: {"1000000"}},
+		{objectstore.HeaderSize: {"2000000"}, objectstore.HeaderParts: {"1"}},
+	} {
+		m := nats.NewMsg(subj)
+		m.Data, m.Header = []byte("x"), h
+		if _, err := js.PublishMsg(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Get(ctx, tenant, ref); err == nil {
+			t.Errorf("headers %v: Get read it", h)
+		} else {
+			t.Logf("headers %v: %v", h, err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/guardstream/guardstream/agentapi"
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/objectstore/view"
@@ -34,14 +35,7 @@ type OutputRequest struct {
 // OutputReply is the reference to the full output and the requested page.
 type OutputReply struct {
 	Ref  event.OutputRef `json:"ref"`
-	View Page            `json:"view"`
-}
-
-// Page is a bounded page of an output.
-type Page struct {
-	Text  string           `json:"text"`
-	Trunc event.Truncation `json:"trunc"`
-	Cut   bool             `json:"cut,omitempty"`
+	View agentapi.View   `json:"view"`
 }
 
 // Serve starts the admin service on nc. Stop it with Stop.
@@ -88,5 +82,5 @@ func (h handler) output(req micro.Request) {
 		return
 	}
 	v := view.Of(data, view.Options{MaxLines: q.MaxLines, Offset: q.Offset, Digest: ref.Digest})
-	_ = req.RespondJSON(OutputReply{Ref: ref, View: Page{Text: v.Text, Trunc: v.Trunc, Cut: v.Cut}})
+	_ = req.RespondJSON(OutputReply{Ref: ref, View: agentapi.View{Text: v.Text, Trunc: v.Trunc, Cut: v.Cut}})
 }

@@ -9,6 +9,6 @@
 //
 // output locates the full output a call produced, through the output
 // decision of its result in GUARD_CONTROL, and returns a page of it; the
-// full bytes are in the guard_outputs object store under ref.dig
+// full bytes are in the GUARD_OUTPUTS stream under ref.dig
 // (`guard-consumer output` fetches them).
 package admin

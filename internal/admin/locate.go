@@ -26,7 +26,7 @@ func Output(ctx context.Context, js jetstream.JetStream, outputs *objectstore.St
 	if whole := []byte(d.View); event.Digest(whole) == d.Ref.Digest {
 		return whole, *d.Ref, nil
 	}
-	data, err := outputs.Get(ctx, *d.Ref)
+	data, err := outputs.Get(ctx, tenant, *d.Ref)
 	return data, *d.Ref, err
 }
 

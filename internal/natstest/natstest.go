@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/internal/embedded"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats-server/v2/server"
@@ -33,10 +34,11 @@ func RunServer(t testing.TB, dir string) *server.Server {
 	return s
 }
 
-// Connect connects to s; the connection closes when the test ends.
-func Connect(t testing.TB, s *server.Server) (*nats.Conn, jetstream.JetStream) {
+// Connect connects to s, with opts after its own (credentials, for a
+// server that asks for them); the connection closes when the test ends.
+func Connect(t testing.TB, s *server.Server, opts ...nats.Option) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
-	nc, err := nats.Connect(s.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	nc, err := nats.Connect(s.ClientURL(), append([]nats.Option{nats.MaxReconnects(-1), nats.ReconnectWait(50 * time.Millisecond)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +110,26 @@ func Messages(t testing.TB, js jetstream.JetStream, stream string) []*jetstream.
 	return out
 }
 
+// SubjectCount returns how many messages stream holds on the subjects
+// that match filter.
+func SubjectCount(t testing.TB, js jetstream.JetStream, stream, filter string) uint64 {
+	t.Helper()
+	ctx := context.Background()
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, c := range info.State.Subjects {
+		n += c
+	}
+	return n
+}
+
 // WaitMessages waits until stream holds want messages and returns them.
 func WaitMessages(t testing.TB, js jetstream.JetStream, stream string, want int) []*jetstream.RawStreamMsg {
 	t.Helper()
@@ -127,4 +149,17 @@ func WaitMessages(t testing.TB, js jetstream.JetStream, stream string, want int)
 		return nil
 	})
 	return Messages(t, js, stream)
+}
+
+// PublishEvent publishes ev as an agent would, and waits for the server
+// to store it.
+func PublishEvent(t testing.TB, js jetstream.JetStream, ev event.Event) {
+	t.Helper()
+	subj, err := streams.EventSubject(ev.Tenant, ev.Run, ev.Kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(context.Background(), subj, event.AppendEvent(nil, &ev)); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -5,241 +5,291 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/guardstream/guardstream/processors"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// checkpointSlice is how many snapshots a checkpoint takes, or publishes,
+// between two batches: a checkpoint is spread over the batches that follow
+// it instead of holding one up. At most checkpointInflight of its
+// snapshots wait for the server at a time: with an fsync per write, a
+// checkpoint of thousands of runs published at once would keep every
+// decision behind it waiting for seconds.
+const (
+	checkpointSlice    = 64
+	checkpointInflight = 4 * checkpointSlice
+)
+
 // checkpoint records how far a partition's run snapshots in guard_runs
-// reach: every event of the partition up to Seq is reflected in them.
+// reach: every event of the partition up to Seq is reflected in them. Its
+// value is "<Seq> <Cons>".
 type checkpoint struct {
-	Seq uint64    // stream sequence
-	rev uint64    // revision of the checkpoint key
-	at  time.Time // when it was written or read
+	Seq uint64 // stream sequence
+	// Cons is the consumer's sequence of the last delivery up to Seq, if
+	// known (0 otherwise): the deliveries since tell recovery how many
+	// events it must find (tenure.lost).
+	Cons uint64
+	rev  uint64    // revision of the checkpoint key
+	at   time.Time // when it was written or read
 }
 
-// checkpointKey is the guard_runs key of partition p's checkpoint. Run keys
-// have two tokens (tenant and run); this has three, so none can collide.
-func checkpointKey(p int) string { return "_guard.checkpoint.p" + strconv.Itoa(p) }
-
-// checkpointing is a checkpoint being written: first the snapshots of the
-// runs changed since the last one, then, once they are stored, the
-// checkpoint key.
-type checkpointing struct {
-	futures
-	seq     uint64   // the stream sequence the snapshots reflect
-	entries []*entry // the runs whose snapshots are futs[:len(entries)]
-	keyed   bool     // the key's publish is the last of futs
-}
-
-// maybeCheckpoint starts a checkpoint when one is due: on the interval
-// (tick), or when many events have gone unwritten. One is written at a
-// time.
-func (p *partition) maybeCheckpoint(ctx context.Context, tick bool) error {
-	if p.writing != nil || len(p.dirty) == 0 || !tick && p.sinceCP < p.r.cfg.CheckpointEvents {
-		return nil
-	}
-	return p.startCheckpoint(ctx)
-}
-
-// startCheckpoint settles the pipeline, so that every event handled has
-// its decisions stored, then publishes the snapshot of every run changed
-// since the last checkpoint, each with compare-and-set on its revision.
-// Handling goes on while they are stored; advanceCheckpoint finishes.
-func (p *partition) startCheckpoint(ctx context.Context) error {
-	if err := p.settle(ctx, true); err != nil {
-		return err
-	}
-	w := &checkpointing{seq: p.handled}
-	for _, e := range p.dirty {
-		snap, err := p.r.chain.Encode(e.run)
-		if err != nil {
-			return err
-		}
-		msg := nats.NewMsg(kvPrefix + e.key)
-		msg.Data = snap
-		f, err := p.publishAsync(ctx, msg, jetstream.WithExpectLastSequencePerSubject(e.rev))
-		if err != nil {
-			return err
-		}
-		w.futs, w.entries, e.dirty = append(w.futs, f), append(w.entries, e), false
-	}
-	clear(p.dirty)
-	p.dirty, p.sinceCP, p.writing = p.dirty[:0], 0, w
-	return p.advanceCheckpoint(ctx, false)
-}
-
-// advanceCheckpoint moves the checkpoint being written on, waiting for
-// its publishes if block is set: once the snapshots are stored it records
-// their revisions, forgets runs that will not change again, and publishes
-// the checkpoint key; once that is stored the checkpoint is done.
-func (p *partition) advanceCheckpoint(ctx context.Context, block bool) error {
-	w := p.writing
-	if w == nil {
-		return nil
-	}
-	stored, err := w.poll(ctx, block)
+// readCheckpoint reads partition p's checkpoint from rd's leader: a
+// missing consumer is created to deliver from after it, and one created
+// from a later checkpoint than the real one would skip events for good.
+func readCheckpoint(ctx context.Context, rd *reader, p int) (checkpoint, error) {
+	m, err := rd.leaderLast(ctx, streams.RunsSubject(streams.CheckpointKey(p)))
 	if err != nil {
-		return fenced(err)
+		return checkpoint{}, fmt.Errorf("runner: reading the checkpoint of partition %d: %w", p, err)
 	}
-	if !stored {
-		return nil
+	return parseCheckpoint(p, m)
+}
+
+// parseCheckpoint reads the checkpoint stored in m; nil means none.
+func parseCheckpoint(p int, m *record) (checkpoint, error) {
+	if m == nil {
+		return checkpoint{at: time.Now()}, nil
 	}
-	if w.keyed {
-		p.cp = checkpoint{Seq: w.seq, rev: w.acks[len(w.acks)-1], at: time.Now()}
-		p.writing = nil
-		return nil
-	}
-	for i, e := range w.entries {
-		e.rev = w.acks[i]
-		if !e.dirty && (e.run.Status == processors.StatusEnded || e.run.Status == processors.StatusStopped) {
-			delete(p.cache, e.key)
-		}
-	}
-	msg := nats.NewMsg(kvPrefix + checkpointKey(p.id))
-	msg.Data = strconv.AppendUint(nil, w.seq, 10)
-	f, err := p.publishAsync(ctx, msg, jetstream.WithExpectLastSequencePerSubject(p.cp.rev))
+	seqText, consText, _ := strings.Cut(string(m.data), " ")
+	seq, err := strconv.ParseUint(seqText, 10, 64)
 	if err != nil {
-		return err
+		return checkpoint{}, fmt.Errorf("runner: the checkpoint of partition %d is unreadable (%q): %w", p, m.data, err)
 	}
-	w.futs, w.keyed = append(w.futs, f), true
-	return p.advanceCheckpoint(ctx, block)
+	cons, _ := strconv.ParseUint(consText, 10, 64) // absent before guardstream recorded it
+	return checkpoint{Seq: seq, Cons: cons, rev: m.seq, at: time.Now()}, nil
 }
 
-// checkpointNow finishes the checkpoint being written and writes one of
-// everything changed since, waiting for both.
-func (p *partition) checkpointNow(ctx context.Context) error {
-	if err := p.advanceCheckpoint(ctx, true); err != nil {
-		return err
-	}
-	if len(p.dirty) == 0 {
-		return p.settle(ctx, true)
-	}
-	if err := p.startCheckpoint(ctx); err != nil {
-		return err
-	}
-	return p.advanceCheckpoint(ctx, true)
-}
-
-// fenced marks a compare-and-set failure: another consumer wrote a
-// snapshot or the checkpoint, so it owns the partition now.
-func fenced(err error) error {
-	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
-		return errors.Join(errFenced, err)
-	}
-	return err
-}
-
-// recover rebuilds the partition's state after a start or a failure, so
-// that consuming can go on in stream order:
+// checkpointing is a checkpoint being written. It goes through three
+// steps, none of which holds up the batches handled meanwhile:
 //
-//  1. it forgets the cache and reads the checkpoint;
-//  2. it re-applies the events between the checkpoint and the consumer's
-//     ack floor, publishing nothing: they were acked, so their decisions,
-//     dead letters and timers are stored already;
-//  3. it handles the events delivered beyond the ack floor but not acked
-//     (to a consumer that died, or to this one before it failed), and
-//     publishes what they decide: the server drops what was stored already
-//     by its Nats-Msg-Id. Those events come back only after the ack wait,
-//     after newer ones, so they must be handled here, before consuming;
-//     when they come back they are already applied and change nothing.
-func (p *partition) recover(ctx context.Context) error {
-	clear(p.cache)
-	p.dirty, p.inflight, p.timers, p.ended, p.sinceCP, p.writing = p.dirty[:0], p.inflight[:0], p.timers[:0], p.ended[:0], 0, nil
-	cp, err := p.readCheckpoint(ctx)
+//  1. taking the snapshots of the runs changed since the last checkpoint
+//     began, as they were when this one began (at seq): a slice between
+//     two batches, and any run an event is about to change first
+//     (runs.prepare);
+//  2. once every event up to seq has its effects stored, publishing the
+//     snapshots, a slice between two batches, each with compare-and-set on
+//     the run's revision: a snapshot is never stored before the decisions
+//     of the events it reflects, so a restart that finds it redoes nothing
+//     it should not skip;
+//  3. once they are stored, publishing the checkpoint key, with
+//     compare-and-set on its revision.
+//
+// A compare-and-set that fails means another instance wrote: the tenure
+// is over (errFenced).
+type checkpointing struct {
+	seq     uint64   // the stream sequence the snapshots reflect
+	cons    uint64   // the consumer sequence of the last delivery up to seq, or 0
+	entries []*entry // the runs changed up to seq
+	snaps   [][]byte // their snapshots, as of seq; nil until taken, or if it could not be
+	taken   int      // snapshots taken
+	next    int      // entries[:next] considered for taking or publishing
+	sent    int      // entries[:sent] published, or skipped
+	ids     []uint64 // the publish of each snapshot sent, 0 if skipped
+	stored  int      // entries[:stored] have their snapshot stored, or skipped
+	key     uint64   // the publish of the checkpoint key, 0 until sent
+}
+
+// take takes e's snapshot now, which must be due.
+func (w *checkpointing) take(rs *runs, e *entry) error {
+	i := e.capture - 1
+	e.capture = 0
+	w.taken++
+	snap, err := rs.chain.encode(e.run)
 	if err != nil {
-		return err
+		// The run keeps its last snapshot; a restart replays its events
+		// since the last checkpoint onto that one.
+		rs.log.Error("cannot write a run's snapshot; it keeps its last one", "run", e.key, "err", err)
+		return nil
 	}
-	p.cp, p.handled = cp, cp.Seq
-	cons, err := p.r.js.Consumer(ctx, streams.EventStream, streams.ConsumerName(p.id))
-	if err != nil {
-		return err
+	w.snaps[i] = snap
+	return nil
+}
+
+// checkpointer writes a tenure's checkpoints, one at a time.
+type checkpointer struct {
+	id      int // the partition
+	every   int // events between two checkpoints at most
+	runs    *runs
+	pipe    *pipeline
+	done    func(checkpoint)
+	cp      checkpoint     // the last checkpoint written or read
+	writing *checkpointing // the checkpoint being written, if any
+	next    chan struct{}  // signalled when the next slice can go at once
+}
+
+// maybe begins a checkpoint of everything handled up to seq, whose last
+// delivery had consumer sequence cons, when one is due: on the interval
+// (tick), or when many events have gone unwritten.
+func (c *checkpointer) maybe(seq, cons uint64, tick bool) {
+	if c.writing != nil || len(c.runs.dirty) == 0 || !tick && c.runs.since < c.every {
+		return
 	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return err
+	c.begin(seq, cons)
+}
+
+// begin begins a checkpoint of every run changed up to seq.
+func (c *checkpointer) begin(seq, cons uint64) {
+	rs := c.runs
+	w := &checkpointing{seq: seq, cons: cons, entries: rs.dirty, snaps: make([][]byte, len(rs.dirty)), ids: make([]uint64, 0, len(rs.dirty))}
+	for i, e := range w.entries {
+		e.dirty, e.capture = false, i+1
 	}
-	floor, delivered := info.AckFloor.Stream, info.Delivered.Stream
-	if floor > p.handled {
-		p.log.Info("replaying from the checkpoint", "from", p.handled+1, "to", floor)
-		if err := p.replayTo(ctx, p.handled+1, floor, false); err != nil {
+	rs.dirty, rs.since, rs.writing, c.writing = nil, 0, w, w
+}
+
+// advance moves the checkpoint being written on by a slice, or all the way
+// with block set, waiting for its publishes then. A slice that moved, and
+// may be followed by another without waiting for the server, signals
+// next, so that the tenure comes back to it between batches, or at once
+// when it has none.
+func (c *checkpointer) advance(ctx context.Context, block bool) error {
+	for w := c.writing; w != nil; w = c.writing {
+		moved, err := c.step(ctx, w, block)
+		if err != nil {
 			return err
 		}
-	}
-	if delivered > p.handled {
-		p.log.Info("redoing events delivered but not acked", "from", p.handled+1, "to", delivered)
-		return p.replayTo(ctx, p.handled+1, delivered, true)
+		if !block {
+			if moved && c.writing != nil {
+				select {
+				case c.next <- struct{}{}:
+				default:
+				}
+			}
+			return nil
+		}
+		if !moved {
+			if err := c.pipe.pub.wait(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// readCheckpoint reads the partition's checkpoint; a partition never
-// checkpointed starts from the beginning of the stream.
-func (p *partition) readCheckpoint(ctx context.Context) (checkpoint, error) {
-	msg, err := p.r.runs.GetLastMsgForSubject(ctx, kvPrefix+checkpointKey(p.id))
+// step takes the next step of w, a slice at most unless block is set, and
+// reports whether it moved.
+func (c *checkpointer) step(ctx context.Context, w *checkpointing, block bool) (bool, error) {
+	slice := checkpointSlice
+	if block {
+		slice = ringSize / 4 // and harvest between: results outlive a quarter ring
+	}
+	rs := c.runs
+	if err := c.harvest(w); err != nil {
+		return false, err
+	}
 	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return checkpoint{at: time.Now()}, nil
-	case err != nil:
-		return checkpoint{}, fmt.Errorf("runner: reading the checkpoint of partition %d: %w", p.id, err)
+	case w.taken < len(w.entries):
+		for n := 0; n < slice && w.next < len(w.entries); w.next++ {
+			if e := w.entries[w.next]; e.capture != 0 {
+				if err := w.take(rs, e); err != nil {
+					return false, err
+				}
+				n++
+			}
+		}
+		return true, nil
+	case c.pipe.stored < w.seq:
+		if block {
+			return true, c.pipe.settle(ctx, true)
+		}
+		return false, nil // the events' decisions first
+	case w.sent < len(w.entries):
+		if !block && w.sent-w.stored >= checkpointInflight {
+			return false, nil // the server stores the ones sent first
+		}
+		for end := min(w.sent+slice, len(w.entries)); w.sent < end; w.sent++ {
+			id, err := c.publishSnapshot(ctx, w.entries[w.sent], w.snaps[w.sent])
+			if err != nil {
+				return false, err
+			}
+			w.ids = append(w.ids, id)
+			w.snaps[w.sent] = nil
+		}
+		return true, nil
+	case w.stored < len(w.entries):
+		return false, nil // the snapshots stored first
+	case w.key == 0:
+		msg := nats.NewMsg(streams.RunsSubject(streams.CheckpointKey(c.id)))
+		msg.Data = strconv.AppendUint(append(strconv.AppendUint(nil, w.seq, 10), ' '), w.cons, 10)
+		msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(c.cp.rev, 10))
+		id, err := c.pipe.pub.publish(ctx, msg)
+		w.key = id
+		return true, err
 	}
-	seq, err := strconv.ParseUint(string(msg.Data), 10, 64)
+	if ok, err := c.pipe.pub.done(w.key + 1); !ok || err != nil {
+		return false, err
+	}
+	rev, err := c.pipe.pub.result(w.key)
 	if err != nil {
-		return checkpoint{}, fmt.Errorf("runner: the checkpoint of partition %d is unreadable (%q): %w", p.id, msg.Data, err)
+		return false, err
 	}
-	return checkpoint{Seq: seq, rev: msg.Sequence, at: time.Now()}, nil
+	c.cp = checkpoint{Seq: w.seq, Cons: w.cons, rev: rev, at: time.Now()}
+	c.writing, rs.writing = nil, nil
+	c.done(c.cp)
+	return true, nil
 }
 
-// replayTo handles the partition's events from sequence from to to, read
-// from the stream rather than the consumer. With publish unset it
-// publishes nothing; with it set it publishes what they decide and waits
-// until all is stored. Nothing is acked: the consumer acks these events
-// with the first one it delivers after them.
-func (p *partition) replayTo(ctx context.Context, from, to uint64, publish bool) error {
-	oc, err := p.r.js.OrderedConsumer(ctx, streams.EventStream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{streams.PartitionFilter(p.id)},
-		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:    from,
-	})
-	if err != nil {
-		return err
-	}
-	it, err := oc.Messages()
-	if err != nil {
-		return err
-	}
-	defer it.Stop()
-	p.replay = !publish
-	defer func() { p.replay = false }()
-	p.cur = p.newPending()
-	defer func() { p.cur = nil }()
-	for {
-		m, err := it.Next()
+// harvest records the revision of each snapshot of w the server stored,
+// in order, as soon as it is: a publish's result is kept only until some
+// thousands of publishes later.
+func (c *checkpointer) harvest(w *checkpointing) error {
+	for ; w.stored < len(w.ids); w.stored++ {
+		id := w.ids[w.stored]
+		if id == 0 {
+			continue // not taken: the run keeps its last snapshot
+		}
+		if ok, err := c.pipe.pub.done(id + 1); !ok || err != nil {
+			return err
+		}
+		rev, err := c.pipe.pub.result(id)
 		if err != nil {
 			return err
 		}
-		meta, err := m.Metadata()
-		if err != nil {
-			return err
-		}
-		if meta.Sequence.Stream > to {
-			break
-		}
-		if err := p.handle(ctx, m); err != nil {
-			return err
-		}
-		if meta.Sequence.Stream == to || meta.NumPending == 0 {
-			break
-		}
+		c.runs.written(w.entries[w.stored], rev)
 	}
-	if err := p.publishTimers(ctx); err != nil {
+	return nil
+}
+
+// publishSnapshot publishes snap as e's snapshot, with compare-and-set on
+// e's revision, and returns the publish; a snapshot that could not be
+// taken is skipped (0).
+func (c *checkpointer) publishSnapshot(ctx context.Context, e *entry, snap []byte) (uint64, error) {
+	if snap == nil {
+		return 0, nil
+	}
+	msg := nats.NewMsg(streams.RunsSubject(e.key))
+	msg.Data = snap
+	msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(e.rev, 10))
+	return c.pipe.pub.publish(ctx, msg)
+}
+
+// now finishes the checkpoint being written, then writes one of everything
+// handled up to seq, waiting for both.
+func (c *checkpointer) now(ctx context.Context, seq, cons uint64) error {
+	if err := c.advance(ctx, true); err != nil {
 		return err
 	}
-	_, err = p.cur.poll(ctx, true)
-	p.cur.reset()
+	if err := c.pipe.settle(ctx, true); err != nil {
+		return err
+	}
+	if len(c.runs.dirty) == 0 {
+		return nil
+	}
+	c.begin(seq, cons)
+	return c.advance(ctx, true)
+}
+
+// fenced marks a compare-and-set failure: another instance wrote a
+// snapshot or the checkpoint, so it owns the partition now. A replicated
+// stream reports it with a code of its own.
+func fenced(err error) error {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant) {
+		return errors.Join(errFenced, err)
+	}
 	return err
 }

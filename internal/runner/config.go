@@ -20,18 +20,32 @@ type Config struct {
 	// MaxEventBytes is the largest event accepted; larger ones go to the
 	// dead letters with reason oversize.
 	MaxEventBytes int
-	// PublishTimeout bounds the wait for the server to store a publish.
+	// MaxInflight bounds the events a partition has handled but not yet
+	// acked, because the server has not stored everything they caused.
+	// A partition that reaches it waits: a slow server slows the runner
+	// down.
+	MaxInflight int
+	// PublishTimeout is how long a partition waits, with publishes
+	// outstanding, for the server to store any of them before it gives
+	// up on its tenure and recovers: a server that stores slowly keeps
+	// the partition waiting, one that lost them (a reconnect, a new
+	// leader) fails it. It also bounds each read of the streams.
 	PublishTimeout time.Duration
-	// MaxPending bounds the publishes outstanding on the connection, all
-	// partitions together. A partition that reaches it waits for the
-	// server to store some: a slow server slows the runner down.
-	MaxPending int
 	// CheckpointInterval is how often a partition writes the snapshots of
 	// the runs it changed, and CheckpointEvents how many events it handles
 	// at most between two checkpoints. A restart replays the events since
 	// the last checkpoint.
 	CheckpointInterval time.Duration
 	CheckpointEvents   int
+	// PinnedTTL is how long a partition stays pinned to an instance that
+	// stops pulling (it died, or hangs) before the server hands it to
+	// another: the fail-over time.
+	PinnedTTL time.Duration
+	// Admission limits what a run and a tenant may send.
+	Admission Admission
+	// DrainTimeout bounds what a partition does when it stops or hands
+	// itself over: handle what was delivered, and checkpoint.
+	DrainTimeout time.Duration
 	// Logger receives the runner's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -43,10 +57,13 @@ func DefaultConfig(partitions int) Config {
 		Batch:              256,
 		AckWait:            10 * time.Second,
 		MaxEventBytes:      64 << 10,
+		MaxInflight:        1024,
 		PublishTimeout:     5 * time.Second,
-		MaxPending:         4_000,
 		CheckpointInterval: 5 * time.Second,
 		CheckpointEvents:   50_000,
+		PinnedTTL:          5 * time.Second,
+		DrainTimeout:       3 * time.Second,
+		Admission:          DefaultAdmission(),
 	}
 }
 
@@ -62,8 +79,8 @@ func (c Config) Validate() error {
 	if c.AckWait < time.Second {
 		errs = append(errs, fmt.Errorf("runner: ack wait is %v; want at least 1s", c.AckWait))
 	}
-	if c.MaxPending < 1 {
-		errs = append(errs, fmt.Errorf("runner: max pending is %d; want at least 1", c.MaxPending))
+	if c.MaxInflight < 1 || c.MaxInflight > ringSize/8 {
+		errs = append(errs, fmt.Errorf("runner: max in flight is %d; want 1 to %d events", c.MaxInflight, ringSize/8))
 	}
 	if c.MaxEventBytes < 1<<10 {
 		errs = append(errs, fmt.Errorf("runner: max event bytes is %d; want at least 1024", c.MaxEventBytes))
@@ -73,6 +90,15 @@ func (c Config) Validate() error {
 	}
 	if c.PublishTimeout <= 0 || c.PublishTimeout >= c.AckWait {
 		errs = append(errs, fmt.Errorf("runner: publish timeout is %v; want a positive duration below the ack wait (%v)", c.PublishTimeout, c.AckWait))
+	}
+	if c.PinnedTTL < minPinnedTTL {
+		errs = append(errs, fmt.Errorf("runner: pinned TTL is %v; want at least %v", c.PinnedTTL, minPinnedTTL))
+	}
+	if c.DrainTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("runner: drain timeout is %v; want a positive duration", c.DrainTimeout))
+	}
+	if err := c.Admission.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

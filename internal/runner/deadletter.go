@@ -2,15 +2,15 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/processors"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // headerTruncated is set on a dead letter whose payload was cut to fit the
@@ -18,83 +18,156 @@ import (
 // Guard-Sequence.
 const headerTruncated = "Guard-Truncated"
 
-// deadLetter publishes the event in m, with stream sequence seq and parsed
-// subject subj, to the dead letters with reason and cause. The event is
-// then acked with its batch: it is kept, not retried. A dead-lettered call
-// whose id can be read is also rejected, so its agent need not wait for a
-// verdict that would never come.
-func (p *partition) deadLetter(ctx context.Context, m jetstream.Msg, seq uint64, subj streams.Stored, reason streams.DeadReason, cause error) error {
-	if p.replay {
-		return nil // dead-lettered when it was first handled
+// deadLetter is why an event goes to the dead letters. The event path
+// returns it as its error; deadLettering turns it into a dead letter.
+type deadLetter struct {
+	reason streams.DeadReason
+	cause  error
+	reject bool   // the event broke the wire contract: reject it if it is a call
+	guard  string // reason panic: the guard that panicked
+	stack  []byte // reason panic: where
+}
+
+func (d *deadLetter) Error() string { return string(d.reason) + ": " + d.cause.Error() }
+func (d *deadLetter) Unwrap() error { return d.cause }
+
+// refuse returns the dead letter of an event that breaks the wire
+// contract.
+func refuse(reason streams.DeadReason, cause error) *deadLetter {
+	return &deadLetter{reason: reason, cause: cause, reject: true}
+}
+
+// deadLettering wraps the event path, as watermill's PoisonQueue wraps a
+// handler: an event the path refuses goes to the dead letters, and is
+// then handled like any other: acked, kept, not retried. A call that broke
+// the wire contract is also refused (path.refuseCall).
+func (p *path) deadLettering(next handlerFunc) handlerFunc {
+	return func(ctx context.Context, rec *record, s sink) error {
+		err := next(ctx, rec, s)
+		if err == nil {
+			return nil
+		}
+		var dl *deadLetter
+		if !errors.As(err, &dl) {
+			return err
+		}
+		if err := s.deadLetter(ctx, rec, dl); err != nil || !dl.reject {
+			return err
+		}
+		return p.refuseCall(ctx, rec, dl, s)
 	}
-	p.log.Warn("dead letter", "reason", reason, "subject", m.Subject(), "seq", seq, "err", cause)
-	msg := nats.NewMsg(streams.DeadLetterSubject(reason))
-	msg.Header.Set(streams.HeaderReason, string(reason))
-	msg.Header.Set(streams.HeaderError, cause.Error())
-	msg.Header.Set(streams.HeaderSubject, m.Subject())
-	msg.Header.Set(streams.HeaderSequence, strconv.FormatUint(seq, 10))
-	msg.Data = m.Data()
-	if room := int(p.r.nc.MaxPayload()) - 4096; len(msg.Data) > room {
+}
+
+// deadLetter publishes the event in rec to the dead letters.
+func (l *live) deadLetter(ctx context.Context, rec *record, dl *deadLetter) error {
+	l.dead.note(rec, dl)
+	msg := nats.NewMsg(streams.DeadLetterSubject(dl.reason))
+	msg.Header.Set(streams.HeaderReason, string(dl.reason))
+	msg.Header.Set(streams.HeaderError, dl.cause.Error())
+	msg.Header.Set(streams.HeaderSubject, rec.subject)
+	msg.Header.Set(streams.HeaderSequence, strconv.FormatUint(rec.seq, 10))
+	msg.Header.Set(jetstream.MsgIDHeader, "dlq."+strconv.FormatUint(rec.seq, 10))
+	if dl.guard != "" {
+		msg.Header.Set(streams.HeaderProcessor, dl.guard)
+	}
+	msg.Data = rec.data
+	if room := l.maxPayload - 4096; len(msg.Data) > room {
 		msg.Header.Set(headerTruncated, fmt.Sprintf("%d bytes, of which the first %d are here", len(msg.Data), room))
 		msg.Data = msg.Data[:room]
 	}
-	f, err := p.publishAsync(ctx, msg, jetstream.WithMsgID("dlq."+strconv.FormatUint(seq, 10)))
-	if err != nil {
-		return err
-	}
-	p.track(f)
-	if subj.Kind != event.KindCall.Token() {
+	_, err := l.pub.publish(ctx, msg)
+	return err
+}
+
+// rateLimited publishes the dead letter of reason rate_limited that
+// stands for recs, events of one run refused by its or its tenant's
+// admission limit. It holds no event: they stay in AGENT_EVENTS.
+func (l *live) rateLimited(ctx context.Context, recs []*record) error {
+	first := recs[0]
+	dl := &deadLetter{reason: streams.DeadRateLimited, cause: fmt.Errorf(
+		"%d events of run %s/%s were over the %s's admission limit; the guards did not see them",
+		len(recs), first.subj.Tenant, first.subj.Run, first.over)}
+	l.dead.note(first, dl)
+	msg := nats.NewMsg(streams.DeadLetterSubject(dl.reason))
+	msg.Header.Set(streams.HeaderReason, string(dl.reason))
+	msg.Header.Set(streams.HeaderError, dl.cause.Error())
+	msg.Header.Set(streams.HeaderSubject, first.subject)
+	msg.Header.Set(streams.HeaderSequences, sequences(recs))
+	msg.Header.Set(streams.HeaderLimit, first.over)
+	msg.Header.Set(jetstream.MsgIDHeader, "dlq.rl."+strconv.FormatUint(first.seq, 10))
+	_, err := l.pub.publish(ctx, msg)
+	return err
+}
+
+// refuseCall rejects a dead-lettered call whose id can be read, so its
+// agent need not wait for a verdict that would never come, and, unless it
+// is a duplicate (a call the run may already have), tells the run's guards
+// that the call was refused (processors.Chain.Refuse): a parallel round
+// waiting for it settles. The decisions go to s with the Nats-Msg-Ids
+// <tenant>.<run>.dlq.<seq>.<index>; a replay updates the run's state the
+// same way and publishes nothing.
+func (p *path) refuseCall(ctx context.Context, rec *record, dl *deadLetter, s sink) error {
+	subj, err := streams.ParseStored(rec.subject)
+	if err != nil || subj.Kind != event.KindCall.Token() {
 		return nil
 	}
-	d, ok := deadCall(subj, m.Data())
+	d, ok := deadCall(subj, rec.data)
 	if !ok {
 		return nil
 	}
-	d.Msg = fmt.Sprintf("the call event broke the wire contract and went to %s: %v", streams.DeadLetterSubject(reason), cause)
-	return p.publish(ctx, &d, d.Tenant+"."+d.Run+".dlq."+strconv.FormatUint(seq, 10))
+	d.Msg = fmt.Sprintf("the call event broke the wire contract and went to %s: %v", streams.DeadLetterSubject(dl.reason), dl.cause)
+	run := &processors.Run{} // not active: the chain adds only the reject
+	var e *entry
+	if dl.reason != streams.DeadDuplicate {
+		if err := p.runs.load(ctx, subj.Key); err != nil {
+			return err
+		}
+		e = p.runs.cached(subj.Key)
+		if err := p.runs.prepare(e); err != nil {
+			return err
+		}
+		run = e.run
+	}
+	poison := p.chain.refuse(run, &d, &p.out)
+	if e != nil && len(p.out.Decisions) > 1 {
+		p.runs.touch(e)
+	}
+	prefix := d.Tenant + "." + d.Run + ".dlq." + strconv.FormatUint(rec.seq, 10) + "."
+	if poison != nil {
+		// The event is in the dead letters already, under its first reason.
+		p.runs.log.Error("a guard panicked on a refused call; its run is stopped", "guard", poison.guard,
+			"subject", rec.subject, "seq", rec.seq, "err", poison.cause, "stack", string(poison.stack))
+	}
+	return s.refused(ctx, &p.out, prefix)
+}
+
+// gap publishes the dead letter of reason gap: the stream no longer held
+// what g says when partition p recovered. It holds no event; its
+// Nats-Msg-Id makes a second report of the same gap, by another instance
+// or after a crash, a duplicate.
+func (l *live) gap(ctx context.Context, p int, g gap) error {
+	msg := nats.NewMsg(streams.DeadLetterSubject(streams.DeadGap))
+	msg.Header.Set(streams.HeaderReason, string(streams.DeadGap))
+	msg.Header.Set(streams.HeaderError, fmt.Sprintf(
+		"%s no longer holds %d of the stream sequences from %d to %d (expired, purged or damaged) that partition %d recovered over; "+
+			"the state of its runs does not reflect those of its events that were among them",
+		streams.EventStream, g.count, g.first, g.last, p))
+	msg.Header.Set(streams.HeaderPartition, strconv.Itoa(p))
+	msg.Header.Set(streams.HeaderFirst, strconv.FormatUint(g.first, 10))
+	msg.Header.Set(streams.HeaderLast, strconv.FormatUint(g.last, 10))
+	msg.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("gap.%d.%d.%d", p, g.first, g.last))
+	_, err := l.pub.publish(ctx, msg)
+	return err
 }
 
 // deadCall builds the reject for a dead-lettered call event from whatever
 // of it can be read: the subject's tenant and run, and the payload's call
 // id, seq and ts if they have the right types.
 func deadCall(subj streams.Stored, data []byte) (event.Decision, bool) {
-	var m map[string]any
-	if msgpack.Unmarshal(data, &m) != nil {
+	call, seq, ts, ok := event.PeekCall(data)
+	if !ok || event.CheckID(subj.Tenant) != nil || event.CheckID(subj.Run) != nil || event.CheckID(call) != nil {
 		return event.Decision{}, false
 	}
-	call, _ := m["call"].(string)
-	if event.CheckID(subj.Tenant) != nil || event.CheckID(subj.Run) != nil || event.CheckID(call) != nil {
-		return event.Decision{}, false
-	}
-	d := event.Decision{V: event.Version, Kind: event.Reject, Tenant: subj.Tenant, Run: subj.Run, Call: call, Reason: event.ReasonInvalidEvent}
-	d.Seq, d.TS = asInt(m["seq"]), asInt(m["ts"])
-	return d, true
-}
-
-// asInt returns v as an int64 if it is a non-negative msgpack integer that
-// fits one (a generic decode yields the narrowest Go type), else 0.
-func asInt(v any) int64 {
-	var n int64
-	switch x := v.(type) {
-	case int8:
-		n = int64(x)
-	case int16:
-		n = int64(x)
-	case int32:
-		n = int64(x)
-	case int64:
-		n = x
-	case uint8:
-		n = int64(x)
-	case uint16:
-		n = int64(x)
-	case uint32:
-		n = int64(x)
-	case uint64:
-		if x > math.MaxInt64 {
-			return 0
-		}
-		n = int64(x)
-	}
-	return max(n, 0)
+	return event.Decision{V: event.Version, Kind: event.Reject, Tenant: subj.Tenant, Run: subj.Run, Call: call,
+		Seq: seq, TS: ts, Reason: event.ReasonInvalidEvent}, true
 }

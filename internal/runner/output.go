@@ -8,15 +8,15 @@ import (
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/objectstore"
-	"github.com/nats-io/nats.go"
 )
 
-// storedSize bounds the digests a partition remembers having stored.
+// storedSize bounds the outputs a partition remembers having stored.
 const storedSize = 4096
 
-// stored remembers recently stored digests and when, so a repeated output
-// (the same file read by many runs) is not written again until it is old
-// enough to need refreshing before it expires.
+// stored remembers recently stored outputs, by tenant and digest, and
+// when, so a repeated output (the same file read by many runs) is not
+// written again until it is old enough to need refreshing before it
+// expires.
 type stored struct {
 	ring [storedSize]string
 	next int
@@ -42,22 +42,22 @@ func (s *stored) add(d string) {
 
 // errBadRef marks a result whose reference the store cannot honour: the
 // event is dead-lettered, not retried.
-var errBadRef = errors.New("runner: the result's output reference is not in " + objectstore.Bucket)
+var errBadRef = errors.New("runner: the result's output reference is not in " + objectstore.Stream)
 
 // resolveOutput makes a result carry its full output in Out and its
 // reference in Ref, whichever way it came: it fetches an output sent by
 // reference, and names one sent inline by its digest. The guards then see
 // the output itself, whatever its size. An inline output is stored, if at
 // all, by keepOutput once the guards have decided.
-func (p *partition) resolveOutput(ctx context.Context, ev *event.Event) error {
+func resolveOutput(ctx context.Context, outputs *objectstore.Store, ev *event.Event) error {
 	if ev.Ref == nil {
 		data := []byte(ev.Out)
 		ev.Ref = &event.OutputRef{Digest: event.Digest(data), Size: int64(len(data))}
 		return nil
 	}
-	data, err := p.r.outputs.Get(ctx, *ev.Ref)
+	data, err := outputs.Get(ctx, ev.Tenant, *ev.Ref)
 	switch {
-	case errors.Is(err, objectstore.ErrNotFound) || errors.Is(err, objectstore.ErrDigestMismatch):
+	case errors.Is(err, objectstore.ErrNotFound) || errors.Is(err, objectstore.ErrDigestMismatch) || errors.Is(err, objectstore.ErrTooLarge):
 		return fmt.Errorf("%w: %v (put the output in the store before publishing its reference)", errBadRef, err)
 	case err != nil:
 		return err
@@ -73,36 +73,26 @@ func (p *partition) resolveOutput(ctx context.Context, ev *event.Event) error {
 // writing it again would cost two object store messages per result for
 // nothing (docs/decisions/0006-outputs.md). The copy is published with the
 // batch, so the event is acked only once it is stored.
-func (p *partition) keepOutput(ctx context.Context, ev *event.Event) error {
-	if p.replay || !shortened(p.out.Decisions, ev.Out) {
+func (l *live) keepOutput(ctx context.Context, res *result) error {
+	ev := res.ev
+	if !shortened(res.out.Decisions, ev.Out) {
 		return nil
 	}
-	st := p.r.outputs
-	if p.seen.fresh(ev.Ref.Digest, st.MaxAge()) {
+	st := l.outputs
+	key := ev.Tenant + " " + ev.Ref.Digest // outputs are stored per tenant
+	if l.seen.fresh(key, st.MaxAge()) {
 		return nil
 	}
-	data := []byte(ev.Out)
-	chunk, meta, _, err := st.Messages(data)
-	if errors.Is(err, objectstore.ErrTooLarge) {
-		// Inline outputs are smaller than a chunk unless the event limit
-		// was raised past it: store those the long way.
-		_, err = st.Put(ctx, data)
-		return err
-	}
+	msgs, _, err := st.Messages(ev.Tenant, []byte(ev.Out))
 	if err != nil {
 		return err
 	}
-	for _, m := range []*nats.Msg{chunk, meta} {
-		if m == nil {
-			continue
-		}
-		f, err := p.publishAsync(ctx, m)
-		if err != nil {
+	for _, m := range msgs {
+		if _, err := l.pub.publish(ctx, m); err != nil {
 			return err
 		}
-		p.track(f)
 	}
-	p.seen.add(ev.Ref.Digest)
+	l.seen.add(key)
 	return nil
 }
 

@@ -6,204 +6,191 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/guardstream/guardstream/event"
-	"github.com/guardstream/guardstream/processors"
 	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// retryPause is how long a failed partition waits before recovering.
+// retryPause is how long a partition waits after a failure before it
+// pulls again, so that a server that is down is not hammered.
 const retryPause = time.Second
 
-// partition consumes one partition in order. It is owned by one goroutine.
+// partition is one partition of AGENT_EVENTS as this instance sees it: it
+// waits for the server to pin the partition here, owns it for a tenure,
+// and waits again. It is run by one goroutine.
 type partition struct {
-	r   *Runner
-	id  int
-	log *slog.Logger
-
-	cache map[string]*entry // run state by guard_runs key
-	dirty []*entry          // runs changed since the last checkpoint
-
-	cur      *pending   // the batch being handled
-	inflight []*pending // batches handled, oldest first, waiting for their publishes
-	free     []*pending // spent batches, for reuse
-	timers   []timer    // timers the current batch set or cancelled
-	ended    []timer    // runs the current batch ended
-	seen     stored     // digests of outputs this partition stored
-
-	cp      checkpoint     // the last checkpoint written or read
-	writing *checkpointing // the checkpoint being written, if any
-	handled uint64         // stream sequence of the last event handled
-	replay  bool           // re-applying acked events: publish nothing
-	sinceCP int            // events handled since the last checkpoint
-	out     processors.Out
-	ev      event.Event
+	r       *Runner
+	id      int
+	log     *slog.Logger
+	release chan struct{}      // the balancer asks to hand the partition over
+	cons    jetstream.Consumer // nil until looked up, and once it went missing
+	events  *reader            // reads AGENT_EVENTS back at recovery
+	state   *reader            // reads run snapshots from guard_runs
+	path    path               // the event path; its buffers serve every tenure
+	batch   []jetstream.Msg    // the batch being handled
+	seen    stored             // digests of outputs this partition stored
+	updated bool               // the consumer has the runner's configuration
 }
 
 func newPartition(r *Runner, id int) *partition {
 	return &partition{
-		r:     r,
-		id:    id,
-		log:   r.log.With("partition", id),
-		cache: map[string]*entry{},
+		r:       r,
+		id:      id,
+		log:     r.log.With("partition", id),
+		release: make(chan struct{}, 1),
+		path:    path{chain: recoverer{r.chain}, outputs: r.outputs, maxBytes: r.cfg.MaxEventBytes},
+		batch:   make([]jetstream.Msg, 0, r.cfg.Batch),
 	}
 }
 
-// run consumes until ctx is done, recovering from errors.
+// run waits for the partition and owns it, in turn, until ctx is done.
 func (p *partition) run(ctx context.Context) {
-	for {
-		err := p.recover(ctx)
-		if err == nil {
-			err = p.consume(ctx)
+	for ctx.Err() == nil {
+		if err := p.open(); err != nil {
+			p.log.Warn("cannot read the streams back; trying again", "err", err, "after", retryPause)
+			p.pause(ctx)
+			continue
 		}
+		break
+	}
+	defer p.close()
+	var pl *pull
+	var first []jetstream.Msg
+	for ctx.Err() == nil {
+		if len(first) == 0 {
+			var err error
+			if pl, first, err = p.await(ctx); err != nil {
+				p.log.Warn("cannot pull the partition; trying again", "err", err, "after", retryPause)
+				p.pause(ctx)
+				continue
+			}
+			if pl == nil {
+				return
+			}
+		}
+		pub, err := newPublisher(p.r.nc, p.r.cfg.PublishTimeout)
+		if err != nil {
+			p.log.Warn("cannot publish; trying again", "err", err, "after", retryPause)
+			pl.close()
+			first = nil
+			p.pause(ctx)
+			continue
+		}
+		t := newTenure(p, pinOf(first[0]), pub)
+		how, next, err := t.own(ctx, pl, first)
+		first = nil
 		if ctx.Err() != nil {
 			return
 		}
-		// Recovery handles the events delivered but not acked, so there is
-		// no need to wait for their redelivery; pause only so that a server
-		// that is down is not hammered.
-		p.log.Warn("partition failed; recovering", "err", err, "after", retryPause)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(retryPause):
+		switch how {
+		case endRepinned:
+			first = next
+		case endLost:
+			p.log.Warn("partition lost to another instance; waiting for it again", "err", err)
+		case endPullEnded:
+			p.log.Warn("partition's pull ended; waiting for it again", "err", err)
+		case endFailed:
+			if missing(err) {
+				err = p.r.assets.restore(ctx)
+			}
+			p.log.Warn("partition failed; waiting for it again", "err", err, "after", retryPause)
+			p.pause(ctx)
 		}
 	}
 }
 
-// PullHeartbeat is how often the server reports a waiting pull. nats.go
-// (v1.55) can miss re-pulling when the pull it just sent is answered before
-// it notes that the send is over; the partition then idles until two
-// heartbeats are missed, which at the default 15 s heartbeat stalled
-// partitions for 30 s under load. A 1 s heartbeat bounds that stall at 2 s.
-// guard-bench's baseline pulls the same way.
-const PullHeartbeat = time.Second
-
-// consume pulls and processes batches until ctx is done or a batch fails.
-func (p *partition) consume(ctx context.Context) error {
-	cons, err := p.r.js.Consumer(ctx, streams.EventStream, streams.ConsumerName(p.id))
-	if err != nil {
-		return err
-	}
-	batchSize := p.r.cfg.Batch
-	msgs := make(chan jetstream.Msg, 2*batchSize)
-	stop := make(chan struct{})
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		select {
-		case msgs <- m:
-		case <-stop:
-		}
-	}, jetstream.PullMaxMessages(batchSize), jetstream.PullHeartbeat(PullHeartbeat), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		p.log.Debug("consume", "err", err)
-	}))
-	if err != nil {
-		return err
-	}
-	defer func() {
-		close(stop)
-		cc.Stop()
-	}()
-
-	batch := make([]jetstream.Msg, 0, batchSize)
-	tick := time.NewTicker(p.r.cfg.CheckpointInterval)
-	defer tick.Stop()
-	for {
-		// Wait for whatever comes first: an event, the publish the pipeline
-		// or the checkpoint waits on, or the checkpoint interval. Nothing
-		// here blocks on one of them alone, so a quiet partition answers a
-		// new event at once.
-		var stored <-chan *jetstream.PubAck
-		var failed <-chan error
-		if f := p.waiting(); f != nil {
-			stored, failed = f.Ok(), f.Err()
-		}
-		select {
-		case <-ctx.Done():
-			return p.drain(cc, msgs, batch)
-		case <-tick.C:
-			if err := p.maybeCheckpoint(ctx, true); err != nil {
-				return err
-			}
-		case m := <-msgs:
-			if err := p.process(ctx, fill(append(batch[:0], m), msgs)); err != nil {
-				return err
-			}
-		case ack := <-stored:
-			p.confirm(ack.Sequence)
-			if err := p.progress(ctx); err != nil {
-				return err
-			}
-		case err := <-failed:
-			return fenced(errors.Join(errPublish, err))
-		}
-	}
-}
-
-// confirm records the ack of the publish waiting returned.
-func (p *partition) confirm(seq uint64) {
-	if len(p.inflight) > 0 {
-		b := p.inflight[0]
-		b.acks = append(b.acks, seq)
-		return
-	}
-	p.writing.acks = append(p.writing.acks, seq)
-}
-
-// drain processes what was already delivered and checkpoints, so a clean
-// shutdown leaves nothing for the next owner to wait for or replay.
-func (p *partition) drain(cc jetstream.ConsumeContext, msgs chan jetstream.Msg, batch []jetstream.Msg) error {
-	ctx, cancel := context.WithTimeout(context.Background(), p.r.cfg.AckWait)
-	defer cancel()
-	cc.Drain()
-	for {
-		select {
-		case m := <-msgs:
-			if err := p.process(ctx, fill(append(batch[:0], m), msgs)); err != nil {
-				return err
-			}
-		case <-cc.Closed():
-			for len(msgs) > 0 {
-				if err := p.process(ctx, fill(batch[:0], msgs)); err != nil {
-					return err
-				}
-			}
-			return p.checkpointNow(ctx)
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
-// fill adds messages that are already waiting, up to the batch's capacity.
-func fill(batch []jetstream.Msg, msgs chan jetstream.Msg) []jetstream.Msg {
-	for len(batch) < cap(batch) {
-		select {
-		case m := <-msgs:
-			batch = append(batch, m)
-		default:
-			return batch
-		}
-	}
-	return batch
-}
-
-// process handles a batch and puts it in the pipeline: its decisions are
-// published and it is acked once they are stored.
-func (p *partition) process(ctx context.Context, batch []jetstream.Msg) error {
-	p.cur = p.newPending()
-	for _, m := range batch {
-		if err := p.handle(ctx, m); err != nil {
+// open opens the partition's readers of the streams.
+func (p *partition) open() error {
+	var err error
+	if p.events == nil {
+		if p.events, err = newReader(p.r.nc, streams.EventStream, p.r.cfg.PublishTimeout); err != nil {
 			return err
 		}
 	}
-	if err := p.publishTimers(ctx); err != nil {
-		return err
+	if p.state == nil {
+		p.state, err = newReader(p.r.nc, "KV_"+streams.RunsBucket, p.r.cfg.PublishTimeout)
 	}
-	p.cur.last = batch[len(batch)-1]
-	p.inflight = append(p.inflight, p.cur)
-	p.cur = nil
-	if err := p.progress(ctx); err != nil {
-		return err
+	return err
+}
+
+// close closes what open opened.
+func (p *partition) close() {
+	for _, rd := range []*reader{p.events, p.state} {
+		if rd != nil {
+			rd.close()
+		}
 	}
-	return p.maybeCheckpoint(ctx, false)
+}
+
+// await waits until the server pins the partition to this instance, and
+// returns the pull with the first event delivered under the pin. It pulls
+// only while this instance has room for another partition. It returns a
+// nil pull once ctx is done.
+func (p *partition) await(ctx context.Context) (*pull, []jetstream.Msg, error) {
+	for {
+		room, changed := p.r.bal.room()
+		if !room {
+			select {
+			case <-ctx.Done():
+				return nil, nil, nil
+			case <-changed:
+				continue
+			}
+		}
+		if p.cons == nil {
+			cp, err := readCheckpoint(ctx, p.state, p.id)
+			if err != nil {
+				return nil, nil, err
+			}
+			if p.cons, err = p.r.assets.consumer(ctx, p.id, cp.Seq+1, !p.updated); err != nil {
+				return nil, nil, err
+			}
+			p.updated = true
+		}
+		cfg := p.r.cfg
+		pl, err := startPull(p.cons, p.r.maxAckPending(), p.r.maxAckPending()+cfg.Batch, cfg.PinnedTTL, p.log)
+		if err != nil {
+			p.cons = nil
+			return nil, nil, err
+		}
+	waiting:
+		for {
+			select {
+			case <-ctx.Done():
+				pl.close()
+				return nil, nil, nil
+			case m := <-pl.msgs:
+				return pl, []jetstream.Msg{m}, nil
+			case err := <-pl.errs:
+				// A lost pin or a missed heartbeat: nats.go pulls again;
+				// but no one answering pulls means the consumer is gone.
+				if !errors.Is(err, nats.ErrNoResponders) {
+					continue
+				}
+				pl.close()
+				p.cons = nil
+				p.pause(ctx)
+				break waiting
+			case <-pl.closed:
+				// The consumer was deleted: look it up, or re-create it.
+				pl.close()
+				p.cons = nil
+				p.pause(ctx)
+				break waiting
+			case <-changed:
+				if room, changed = p.r.bal.room(); !room {
+					pl.close()
+					break waiting
+				}
+			}
+		}
+	}
+}
+
+// pause waits retryPause, or until ctx is done.
+func (p *partition) pause(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(retryPause):
+	}
 }

@@ -2,139 +2,102 @@ package runner
 
 import (
 	"context"
-	"errors"
+	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// maxInflight is how many batches a partition keeps published but not yet
-// acked: enough to keep the server busy while the next batch is decided.
-const maxInflight = 4
-
-// futures is a list of publishes confirmed in order.
-type futures struct {
-	futs []jetstream.PubAckFuture
-	acks []uint64 // stream sequence of each confirmed publish
-}
-
-// next returns the first unconfirmed publish, or nil if all are stored.
-func (f *futures) next() jetstream.PubAckFuture {
-	if len(f.acks) < len(f.futs) {
-		return f.futs[len(f.acks)]
-	}
-	return nil
-}
-
-// poll confirms the publishes that are stored, in order, waiting for them
-// if wait is set, and reports whether all are.
-func (f *futures) poll(ctx context.Context, wait bool) (bool, error) {
-	for fut := f.next(); fut != nil; fut = f.next() {
-		if !wait {
-			select {
-			case ack := <-fut.Ok():
-				f.acks = append(f.acks, ack.Sequence)
-				continue
-			case err := <-fut.Err():
-				return false, errors.Join(errPublish, err)
-			default:
-				return false, nil
-			}
-		}
-		select {
-		case ack := <-fut.Ok():
-			f.acks = append(f.acks, ack.Sequence)
-		case err := <-fut.Err():
-			return false, errors.Join(errPublish, err)
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
-	}
-	return true, nil
-}
-
-func (f *futures) reset() {
-	clear(f.futs)
-	f.futs, f.acks = f.futs[:0], f.acks[:0]
-}
+// suspectAfter is how long a batch's publishes may wait for the server
+// before the partition stops handling more until they are stored. A server
+// that stores slowly is waited for either way; one that lost a publish in
+// a leader change may store what the partition publishes after it, out of
+// the run's order, and this bounds how much (docs/decisions/0008-ownership.md).
+const suspectAfter = 250 * time.Millisecond
 
 // pending is a handled batch whose publishes are not all stored yet.
 type pending struct {
-	last jetstream.Msg // acking it acks the batch (AckAll)
-	futures
+	last  jetstream.Msg // acking it acks the batch (AckAll)
+	seq   uint64        // last's stream sequence
+	n     int           // events in the batch
+	start time.Time     // when its first event was taken
+	ended time.Time     // when it was handled and its publishes made
+	end   uint64        // its publishes are those numbered below end
 }
 
-func (p *partition) newPending() *pending {
-	if n := len(p.free); n > 0 {
-		b := p.free[n-1]
-		p.free = p.free[:n-1]
-		return b
-	}
-	return &pending{}
+// pipeline is a tenure's batches handled whose publishes the server has
+// not all stored yet, oldest first. A batch is acked once they are, in
+// order, so an acked event's effects are all stored. At most max events
+// are in flight: handling waits for the oldest batch beyond that. A
+// batch's publishes are numbered consecutively, after the previous
+// batch's, since a batch is handled at once.
+type pipeline struct {
+	pub      *publisher
+	max      int              // events in flight at most
+	done     func(b *pending) // called as a batch is acked
+	inflight []pending        // from head on
+	head     int
+	events   int       // events in the batches in flight
+	start    time.Time // when the batch being handled began
+	// stored is the stream sequence up to which every event handled has
+	// all its effects stored: the last batch acked, or what recovery
+	// handled and waited for.
+	stored uint64
 }
 
-// publishAsync publishes msg without waiting for the server to store it,
-// as every publish of the pipeline is. When the connection has as many
-// publishes outstanding as it allows, nats.go waits a moment and then
-// refuses; that is a slow server pushing back, not a failure, so it tries
-// again until there is room. Outstanding publishes leave either stored or
-// timed out, so there will be.
-func (p *partition) publishAsync(ctx context.Context, msg *nats.Msg, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
-	for {
-		f, err := p.r.js.PublishMsgAsync(msg, opts...)
-		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
-			return f, err
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-	}
-}
+// begin starts a batch.
+func (pl *pipeline) begin() { pl.start = time.Now() }
 
-// track adds a publish of the current batch.
-func (p *partition) track(f jetstream.PubAckFuture) {
-	p.cur.futs = append(p.cur.futs, f)
+// end closes the batch of n events whose last is last, at stream sequence
+// seq, and queues it to be acked.
+func (pl *pipeline) end(last jetstream.Msg, seq uint64, n int) {
+	pl.inflight = append(pl.inflight, pending{last: last, seq: seq, n: n, start: pl.start, ended: time.Now(), end: pl.pub.next})
+	pl.events += n
 }
 
 // settle acks the batches whose publishes are all stored, in order. With
-// block set, or when the pipeline is full, it waits for them; otherwise it
-// stops at the first batch still waiting. A failed publish fails the
-// partition: nothing after it is acked.
-func (p *partition) settle(ctx context.Context, block bool) error {
-	for len(p.inflight) > 0 {
-		b := p.inflight[0]
-		stored, err := b.poll(ctx, block || len(p.inflight) > maxInflight)
-		if err != nil || !stored {
+// block set, while more than max events are in flight, or once the oldest
+// batch has waited suspectAfter, it waits for them; otherwise it stops at
+// the first batch still waiting. A failed publish fails the tenure:
+// nothing after it is acked.
+func (pl *pipeline) settle(ctx context.Context, block bool) error {
+	for pl.head < len(pl.inflight) {
+		b := &pl.inflight[pl.head]
+		ok, err := pl.pub.done(b.end)
+		if err != nil {
 			return err
+		}
+		if !ok {
+			if !block && pl.events <= pl.max && time.Since(b.ended) < suspectAfter {
+				return nil
+			}
+			if err := pl.pub.wait(ctx); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := b.last.Ack(); err != nil {
 			return err
 		}
-		p.inflight = p.inflight[1:]
-		b.reset()
-		b.last = nil
-		p.free = append(p.free, b)
+		pl.done(b)
+		pl.events -= b.n
+		pl.stored = b.seq
+		pl.pop()
 	}
 	return nil
 }
 
-// waiting returns the publish the partition waits on first: the oldest
-// unconfirmed one of the oldest batch, or else of the checkpoint being
-// written; nil when nothing is outstanding.
-func (p *partition) waiting() jetstream.PubAckFuture {
-	if len(p.inflight) > 0 {
-		return p.inflight[0].next()
+// pop drops the oldest batch, reusing the queue's array.
+func (pl *pipeline) pop() {
+	pl.inflight[pl.head] = pending{}
+	pl.head++
+	switch {
+	case pl.head == len(pl.inflight):
+		pl.inflight, pl.head = pl.inflight[:0], 0
+	case pl.head >= 64 && pl.head >= len(pl.inflight)/2:
+		n := copy(pl.inflight, pl.inflight[pl.head:])
+		pl.inflight, pl.head = pl.inflight[:n], 0
 	}
-	if p.writing != nil {
-		return p.writing.next()
-	}
-	return nil
 }
 
-// progress moves the pipeline and the checkpoint on, without waiting.
-func (p *partition) progress(ctx context.Context) error {
-	if err := p.settle(ctx, false); err != nil {
-		return err
-	}
-	return p.advanceCheckpoint(ctx, false)
-}
+// idle reports whether no batch is in flight.
+func (pl *pipeline) idle() bool { return pl.head == len(pl.inflight) }

@@ -2,11 +2,11 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/processors"
@@ -15,18 +15,24 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Runner consumes every partition of AGENT_EVENTS through a processor
-// chain. The streams must have been provisioned (streams.Provision).
+// Runner consumes every partition of AGENT_EVENTS that the server pins to
+// it through a processor chain. The streams must have been provisioned
+// (streams.Provision).
 type Runner struct {
-	nc    *nats.Conn
-	js    jetstream.JetStream
-	chain *processors.Chain
-	cfg   Config
-	log   *slog.Logger
-	runs  jetstream.Stream // the stream behind the guard_runs bucket
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	chain  *processors.Chain
+	cfg    Config
+	log    *slog.Logger
+	events jetstream.Stream // AGENT_EVENTS
+	assets *assets          // what is re-created when missing
+	bal    *balance
+	dead   *deadLog
 
-	purges  chan string        // timer schedules to purge, best effort
-	outputs *objectstore.Store // full tool outputs; nil leaves results as they come
+	instance string             // this instance's id in service discovery, once running
+	purges   chan string        // timer schedules to purge, best effort
+	outputs  *objectstore.Store // full tool outputs; nil leaves results as they come
+	obs      Observer
 }
 
 // Option configures a Runner.
@@ -38,6 +44,11 @@ func WithOutputs(store *objectstore.Store) Option {
 	return func(r *Runner) { r.outputs = store }
 }
 
+// WithObserver makes the runner report what it does to o.
+func WithObserver(o Observer) Option {
+	return func(r *Runner) { r.obs = o }
+}
+
 // New returns a runner that applies chain to the events on nc's server.
 func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config, opts ...Option) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
@@ -47,51 +58,85 @@ func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(cfg.PublishTimeout),
-		jetstream.WithPublishAsyncMaxPending(cfg.MaxPending))
+	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
-	runs, err := js.Stream(ctx, "KV_"+streams.RunsBucket)
-	if err != nil {
-		return nil, fmt.Errorf("runner: bucket %s: %w (provision the streams first)", streams.RunsBucket, err)
-	}
-	r := &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, runs: runs, purges: make(chan string, 4096)}
+	r := &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, dead: newDeadLog(log), purges: make(chan string, 4096), obs: NopObserver{}}
 	for _, o := range opts {
 		o(r)
 	}
+	names := []string{streams.EventStream, streams.TimerStream, streams.ControlStream, streams.DeadLetterStream, "KV_" + streams.RunsBucket}
+	if r.outputs != nil {
+		names = append(names, objectstore.Stream)
+	}
+	cc := streams.PartitionConsumer{AckWait: cfg.AckWait, MaxAckPending: r.maxAckPending(), PinnedTTL: cfg.PinnedTTL}
+	if r.assets, err = newAssets(ctx, js, log, cc, names...); err != nil {
+		return nil, err
+	}
+	if r.events, err = js.Stream(ctx, streams.EventStream); err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
+	}
+	r.bal = newBalance(cfg.Partitions, r.obs)
 	return r, nil
 }
 
-// Run consumes until ctx is done, then finishes the events it holds and
-// returns. A partition that hits an error recovers by itself; Run returns
-// an error only if it cannot start.
+// Run consumes until ctx is done, then finishes the events it holds,
+// hands its partitions over, and returns within the drain timeout. A
+// partition that fails recovers by itself, and one whose consumer cannot
+// be reached yet (a cluster electing leaders) keeps trying; Run returns an
+// error only if it cannot register with service discovery.
+//
+// Every instance running against the same streams shares the partitions:
+// each pulls every partition it has room for, the server pins each
+// partition to one of them, and an instance holding more than its fair
+// share hands the excess over.
 func (r *Runner) Run(ctx context.Context) error {
-	for p := range r.cfg.Partitions {
-		cc := streams.PartitionConsumerConfig(p, r.cfg.AckWait, r.maxAckPending())
-		if _, err := r.js.CreateOrUpdateConsumer(ctx, streams.EventStream, cc); err != nil {
-			if errors.Is(err, jetstream.ErrStreamNotFound) {
-				return fmt.Errorf("runner: %s does not exist (provision the streams first): %w", streams.EventStream, err)
-			}
-			return fmt.Errorf("runner: consumer for partition %d: %w", p, err)
-		}
+	rs, err := register(r.nc, r.bal)
+	if err != nil {
+		return fmt.Errorf("runner: registering service %s: %w", streams.RunnerService, err)
 	}
+	parts := make([]*partition, r.cfg.Partitions)
+	for p := range parts {
+		parts[p] = newPartition(r, p)
+	}
+	b := &balancer{r: r, roster: rs, parts: parts, started: time.Now(), suspects: map[int]string{}}
+	bg, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBackground()
+	go r.purgeLoop(bg)
+	go r.dead.run(bg)
+	r.instance = rs.svc.Info().ID
 	var wg sync.WaitGroup
-	pctx, stopPurges := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopPurges()
-	go r.purgeLoop(pctx)
-	for p := range r.cfg.Partitions {
+	for _, p := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			newPartition(r, p).run(ctx)
+			p.run(ctx)
 		}()
 	}
-	r.log.Info("runner started", "partitions", r.cfg.Partitions, "batch", r.cfg.Batch)
+	r.log.Info("runner started", "instance", rs.svc.Info().ID, "partitions", r.cfg.Partitions, "batch", r.cfg.Batch, "pinned_ttl", r.cfg.PinnedTTL)
+	b.run(ctx)
+	rs.stop() // the others stop counting this instance, and make room for what it hands over
 	wg.Wait()
 	r.log.Info("runner stopped")
 	return nil
 }
 
-// maxAckPending lets a few batches be in flight per partition.
-func (r *Runner) maxAckPending() int { return 4 * r.cfg.Batch }
+// pinOf returns the pin of partition p's priority group, "" if none, and
+// since when it is pinned.
+func (r *Runner) pinOf(ctx context.Context, p int) (string, time.Time, error) {
+	c, err := r.js.Consumer(ctx, streams.EventStream, streams.ConsumerName(p))
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	for _, g := range c.CachedInfo().PriorityGroups {
+		if g.Group == streams.PriorityGroup {
+			return g.PinnedClientID, g.PinnedTS, nil
+		}
+	}
+	return "", time.Time{}, nil
+}
+
+// maxAckPending lets the server deliver the next batch while the
+// partition has as many events in flight as it may.
+func (r *Runner) maxAckPending() int { return r.cfg.MaxInflight + r.cfg.Batch }

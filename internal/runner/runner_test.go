@@ -1,8 +1,8 @@
 package runner_test
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -14,6 +14,8 @@ import (
 	"github.com/guardstream/guardstream/guard"
 	"github.com/guardstream/guardstream/internal/natstest"
 	"github.com/guardstream/guardstream/internal/runner"
+	"github.com/guardstream/guardstream/internal/runnertest"
+	"github.com/guardstream/guardstream/processors"
 	"github.com/guardstream/guardstream/processors/processortest"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
@@ -23,34 +25,22 @@ import (
 // start runs a runner against the server behind nc until the test ends.
 func start(t *testing.T, nc *nats.Conn, partitions int) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	startChain(t, nc, guard.Chain(guard.DefaultPolicy()), partitions)
+}
+
+// startChain runs a runner of chain against the server behind nc until the
+// returned stop is called or the test ends.
+func startChain(t *testing.T, nc *nats.Conn, chain *processors.Chain, partitions int, opts ...runner.Option) (stop func()) {
+	t.Helper()
 	cfg := runner.DefaultConfig(partitions)
 	cfg.AckWait = 2 * time.Second
 	cfg.PublishTimeout = time.Second
-	r, err := runner.New(ctx, nc, guard.Chain(guard.DefaultPolicy()), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	return runnertest.Start(t, nc, chain, cfg, opts...)
 }
 
 func publish(t *testing.T, js jetstream.JetStream, ev event.Event) {
 	t.Helper()
-	publishRaw(t, js, mustSubject(t, ev), event.AppendEvent(nil, &ev))
-}
-
-func publishRaw(t *testing.T, js jetstream.JetStream, subj string, data []byte) {
-	t.Helper()
-	if _, err := js.Publish(context.Background(), subj, data); err != nil {
-		t.Fatal(err)
-	}
+	natstest.PublishEvent(t, js, ev)
 }
 
 func TestLoopingRun(t *testing.T) {
@@ -81,26 +71,8 @@ func TestLoopingRun(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log sink safe for the runner's partitions.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// TestBackpressure: acks take longer to come back than nats.go waits for
-// room among the outstanding publishes: the partitions wait for the server
+// TestBackpressure: acknowledgements come back slowly and a partition may
+// have only two events in flight: the partitions wait for the server
 // instead of failing, and every decision is published once.
 func TestBackpressure(t *testing.T) {
 	s := natstest.RunServer(t, "")
@@ -111,9 +83,9 @@ func TestBackpressure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	var logs lockedBuffer
+	var logs runnertest.Buffer
 	cfg := runner.DefaultConfig(natstest.Provision(t, js, nil).Partitions)
-	cfg.MaxPending = 4
+	cfg.MaxInflight = 2
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -124,7 +96,7 @@ func TestBackpressure(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 
-	px.setDelay(300 * time.Millisecond) // past nats.go's stall wait (200ms), within the publish timeout
+	px.setDelay(300 * time.Millisecond) // within the publish timeout
 	const runs, calls = 2, 6
 	for i := range runs {
 		h := processortest.NewHistory("acme", fmt.Sprintf("r%d", i))
@@ -165,4 +137,157 @@ func mustSubject(t *testing.T, ev event.Event) string {
 		t.Fatal(err)
 	}
 	return subj
+}
+
+// TestConsumersOfAnEarlierVersionAreUpgraded: partition consumers created
+// without a priority group, as before instances shared partitions, gain
+// it when a runner starts, and keep where they were.
+func TestConsumersOfAnEarlierVersionAreUpgraded(t *testing.T) {
+	s := natstest.RunServer(t, "")
+	nc, js := natstest.Connect(t, s)
+	cfg := natstest.Provision(t, js, nil)
+	ctx := context.Background()
+	for p := range cfg.Partitions {
+		_, err := js.CreateConsumer(ctx, streams.EventStream, jetstream.ConsumerConfig{
+			Durable: streams.ConsumerName(p), FilterSubject: streams.PartitionFilter(p),
+			DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: 1,
+			AckPolicy: jetstream.AckAllPolicy, AckWait: 10 * time.Second, MaxAckPending: 1024, MaxDeliver: -1,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	start(t, nc, cfg.Partitions)
+	h := processortest.NewHistory("acme", "upgraded")
+	h.Call("read_file", `{"path":"a.go"}`)
+	for _, ev := range h.Events() {
+		publish(t, js, ev)
+	}
+	natstest.WaitMessages(t, js, streams.ControlStream, 1)
+	for p := range cfg.Partitions {
+		c, err := js.Consumer(ctx, streams.EventStream, streams.ConsumerName(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := c.CachedInfo().Config
+		if cc.PriorityPolicy != jetstream.PriorityPolicyPinned || len(cc.PriorityGroups) != 1 || cc.OptStartSeq != 1 {
+			t.Errorf("consumer %s: priority %v, groups %v, start %d; want pinned, [%s], 1",
+				cc.Durable, cc.PriorityPolicy, cc.PriorityGroups, cc.OptStartSeq, streams.PriorityGroup)
+		}
+	}
+}
+
+// checkpoints records the runner's checkpoint reports.
+type checkpoints struct {
+	runner.NopObserver
+	mu sync.Mutex
+	at map[int][]time.Time
+}
+
+func (c *checkpoints) Checkpointed(p int, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == nil {
+		c.at = map[int][]time.Time{}
+	}
+	c.at[p] = append(c.at[p], at)
+}
+
+func (c *checkpoints) first(p int) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.at[p]) == 0 {
+		return time.Time{}, false
+	}
+	return c.at[p][0], true
+}
+
+// TestRecoveryReportsTheStoredCheckpoint: a runner that recovers a
+// partition reports the checkpoint it recovered from as written when it
+// was stored, so the checkpoint age counts from there.
+func TestRecoveryReportsTheStoredCheckpoint(t *testing.T) {
+	nc, js := onePartition(t)
+	stop := startChain(t, nc, guard.Chain(guard.DefaultPolicy()), 1)
+	h := processortest.NewHistory("acme", "r1")
+	h.Call("read_file", `{"path":"a.go"}`)
+	for _, ev := range h.Events() {
+		publish(t, js, ev)
+	}
+	natstest.WaitMessages(t, js, streams.ControlStream, 1)
+	stop() // hands the partition over: a checkpoint
+	stored := time.Now()
+	time.Sleep(1100 * time.Millisecond)
+
+	obs := &checkpoints{}
+	startChain(t, nc, guard.Chain(guard.DefaultPolicy()), 1, runner.WithObserver(obs))
+	h.Call("read_file", `{"path":"b.go"}`)
+	publish(t, js, h.Events()[len(h.Events())-1])
+	natstest.Eventually(t, 10*time.Second, func() error {
+		at, ok := obs.first(0)
+		switch {
+		case !ok:
+			return errors.New("no checkpoint reported yet")
+		case at.After(stored):
+			return fmt.Errorf("recovery reported a checkpoint written at %v, after the first runner stopped at %v", at, stored)
+		}
+		return nil
+	})
+}
+
+// TestIdleCheckpointCompletes: a partition that goes quiet with many runs
+// changed writes their checkpoint in slices, one after another, not one
+// slice per tick.
+func TestIdleCheckpointCompletes(t *testing.T) {
+	nc, js := onePartition(t)
+	obs := &checkpoints{}
+	cfg := runner.DefaultConfig(1)
+	cfg.AckWait, cfg.PublishTimeout, cfg.CheckpointInterval = 2*time.Second, time.Second, time.Second
+	runnertest.Start(t, nc, guard.Chain(guard.DefaultPolicy()), cfg, runner.WithObserver(obs))
+	const runs = 5000 // 79 slices, more than half the publisher's ring
+	for i := range runs {
+		h := processortest.NewHistory("acme", fmt.Sprintf("r%d", i))
+		h.Call("read_file", `{"path":"a.go"}`)
+		for _, ev := range h.Events() {
+			if _, err := js.PublishAsync(mustSubject(t, ev), event.AppendEvent(nil, &ev)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	<-js.PublishAsyncComplete()
+	natstest.WaitMessages(t, js, streams.ControlStream, runs)
+	quiet := time.Now()
+	natstest.Eventually(t, 10*time.Second, func() error {
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		for _, at := range obs.at[0] {
+			if at.After(quiet) {
+				return nil
+			}
+		}
+		return errors.New("no checkpoint since the partition went quiet")
+	})
+	kv, err := js.KeyValue(context.Background(), streams.RunsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := kv.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Values() < runs {
+		t.Errorf("guard_runs holds %d values after the checkpoint, want the %d runs' snapshots", st.Values(), runs)
+	}
+	t.Logf("checkpoint of %d runs done %v after the partition went quiet", runs, time.Since(quiet).Round(time.Millisecond))
+}
+
+// onePartition starts a server with the streams provisioned for one
+// partition, in memory, and connects to it.
+func onePartition(t *testing.T) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	s := natstest.RunServer(t, "")
+	nc, js := natstest.Connect(t, s)
+	sc := streams.DefaultConfig()
+	sc.Partitions, sc.Memory = 1, true
+	natstest.Provision(t, js, &sc)
+	return nc, js
 }

@@ -1,0 +1,253 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// publisher publishes a tenure's messages to JetStream without waiting for
+// each to be stored, as nats.go's PublishMsgAsync does, but with less per
+// message: no timer, no future with channels, no options, and an
+// acknowledgement read for its sequence without decoding it as JSON unless
+// it reports an error.
+//
+// Publishes are numbered from 1 in the order made. Each carries a reply
+// subject naming its slot in a ring; the server acknowledges it there once
+// stored. stored is the number below which every publish is done (stored
+// or failed), the point up to which a partition may ack its events. At
+// most half the ring is outstanding: a publish waits for room (a slow
+// server slows the partition down; it does not fail it), and a done
+// publish's result stays readable until half a ring of publishes later.
+//
+// A publisher lasts one tenure: the next tenure's replies go to another
+// inbox, so a late acknowledgement of an abandoned publish finds no one.
+// Its methods are called by the partition's goroutine; acknowledgements
+// arrive on nats.go's.
+type publisher struct {
+	nc      *nats.Conn
+	sub     *nats.Subscription
+	prefix  string   // reply subjects are prefix<slot>
+	replies []string // the reply subject of each slot, built on first use
+	timeout time.Duration
+	acked   chan struct{} // signalled when an acknowledgement arrives
+
+	mu       sync.Mutex
+	slots    []slot
+	next     uint64    // the number of the next publish
+	stored   uint64    // every publish below it is done
+	failed   error     // the first publish that failed, fenced() applied
+	progress time.Time // when stored last moved, or publishing resumed
+}
+
+// slot holds one publish.
+type slot struct {
+	id   uint64 // the publish, 0 if none yet
+	done bool
+	seq  uint64 // the stream sequence it was stored at
+	err  error
+}
+
+// ringSize is the number of slots: twice the publishes outstanding at most.
+const ringSize = 1 << 13
+
+// errStalled: the oldest of a partition's outstanding publishes was not
+// acknowledged within the publish timeout.
+var errStalled = errors.New("runner: the server acknowledged none of the outstanding publishes in time")
+
+func newPublisher(nc *nats.Conn, timeout time.Duration) (*publisher, error) {
+	p := &publisher{nc: nc, timeout: timeout, prefix: nc.NewRespInbox() + ".",
+		replies: make([]string, ringSize), slots: make([]slot, ringSize), next: 1, stored: 1,
+		acked: make(chan struct{}, 1)}
+	sub, err := nc.Subscribe(p.prefix+"*", p.onAck)
+	if err != nil {
+		return nil, fmt.Errorf("runner: subscribing to publish acknowledgements: %w", err)
+	}
+	if err := sub.SetPendingLimits(-1, -1); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
+	p.sub = sub
+	return p, nil
+}
+
+// close stops listening for acknowledgements: what is outstanding is
+// abandoned.
+func (p *publisher) close() { _ = p.sub.Unsubscribe() }
+
+// publish publishes msg, setting its reply subject, and returns its number.
+// It waits while half the ring is outstanding.
+func (p *publisher) publish(ctx context.Context, msg *nats.Msg) (uint64, error) {
+	p.mu.Lock()
+	for p.next-p.stored >= ringSize/2 {
+		p.mu.Unlock()
+		if err := p.wait(ctx); err != nil {
+			return 0, err
+		}
+		p.mu.Lock()
+	}
+	id := p.next
+	i := id % ringSize
+	p.slots[i] = slot{id: id}
+	if p.stored == id { // nothing was outstanding: the stall clock starts now
+		p.progress = time.Now()
+	}
+	p.next++
+	p.mu.Unlock()
+	if p.replies[i] == "" {
+		p.replies[i] = p.prefix + strconv.FormatUint(i, 10)
+	}
+	msg.Reply = p.replies[i]
+	if err := p.nc.PublishMsg(msg); err != nil {
+		p.settle(i, id, 0, err)
+		return 0, err
+	}
+	return id, nil
+}
+
+// onAck records an acknowledgement.
+func (p *publisher) onAck(m *nats.Msg) {
+	i, err := strconv.ParseUint(m.Subject[len(p.prefix):], 10, 64)
+	if err != nil || i >= ringSize {
+		return
+	}
+	seq, aerr := readAck(m)
+	p.mu.Lock()
+	id := p.slots[i].id
+	p.mu.Unlock()
+	p.settle(i, id, seq, aerr)
+}
+
+// settle marks publish id, in slot i, done.
+func (p *publisher) settle(i, id, seq uint64, err error) {
+	p.mu.Lock()
+	s := &p.slots[i]
+	if s.id == id && id != 0 && !s.done {
+		s.done, s.seq, s.err = true, seq, err
+		if err != nil && p.failed == nil {
+			p.failed = fenced(err)
+		}
+		if p.stored == id {
+			for p.stored < p.next && p.slots[p.stored%ringSize].done {
+				p.stored++
+			}
+			p.progress = time.Now()
+		}
+	}
+	p.mu.Unlock()
+	select {
+	case p.acked <- struct{}{}:
+	default:
+	}
+}
+
+// done reports whether every publish below end is done, and the first
+// error among every publish so far: once one fails, the tenure is over.
+func (p *publisher) done(end uint64) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stored >= end, p.failed
+}
+
+// result returns where publish id was stored. It must be done.
+func (p *publisher) result(id uint64) (uint64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.slots[id%ringSize]
+	if s.id != id || !s.done {
+		return 0, fmt.Errorf("runner: publish %d's result is gone", id)
+	}
+	return s.seq, s.err
+}
+
+// outstanding returns how many publishes are not done.
+func (p *publisher) outstanding() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int(p.next - p.stored)
+}
+
+// stalled reports, as errStalled, that the oldest publish outstanding has
+// waited for the publish timeout. A slow server stores publishes in order,
+// slowly; one that lost some (a reconnect, a leader that changed) never
+// acknowledges them, whatever it does with those after.
+func (p *publisher) stalled() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stored < p.next && time.Since(p.progress) > p.timeout {
+		return fmt.Errorf("%w (%d outstanding, the oldest for over %v)", errStalled, p.next-p.stored, p.timeout)
+	}
+	return nil
+}
+
+// wait waits for an acknowledgement, failing once the publisher stalls.
+func (p *publisher) wait(ctx context.Context) error {
+	t := time.NewTimer(p.timeout / 4)
+	defer t.Stop()
+	select {
+	case <-p.acked:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return p.stalled()
+	}
+}
+
+// waitDone waits until every publish below end is done.
+func (p *publisher) waitDone(ctx context.Context, end uint64) error {
+	for {
+		ok, err := p.done(end)
+		if err != nil || ok {
+			return err
+		}
+		if err := p.wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+var (
+	ackErrorKey = []byte(`"error"`)
+	ackSeqKey   = []byte(`"seq":`)
+)
+
+// readAck returns the stream sequence a publish acknowledgement reports,
+// or its error. It decodes the JSON only when it holds an error.
+func readAck(m *nats.Msg) (uint64, error) {
+	if status := m.Header.Get("Status"); status != "" {
+		if status == "503" {
+			return 0, nats.ErrNoResponders
+		}
+		return 0, fmt.Errorf("%w: status %s %s", errPublish, status, m.Header.Get("Description"))
+	}
+	if bytes.Contains(m.Data, ackErrorKey) {
+		var resp struct {
+			Error *jetstream.APIError `json:"error"`
+		}
+		if err := json.Unmarshal(m.Data, &resp); err != nil || resp.Error == nil {
+			return 0, fmt.Errorf("%w: unreadable acknowledgement %q", errPublish, m.Data)
+		}
+		return 0, resp.Error
+	}
+	i := bytes.Index(m.Data, ackSeqKey)
+	if i < 0 {
+		return 0, fmt.Errorf("%w: acknowledgement without a sequence: %q", errPublish, m.Data)
+	}
+	var seq uint64
+	for _, c := range m.Data[i+len(ackSeqKey):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		seq = seq*10 + uint64(c-'0')
+	}
+	return seq, nil
+}

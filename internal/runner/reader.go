@@ -1,0 +1,200 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// maxMultiLast is how many subjects one request for their last messages
+// may name: the server answers at most 1024 messages to one.
+const maxMultiLast = 1024
+
+// Headers of the direct get API's end-of-batch status, which nats.go does
+// not name.
+const (
+	headerNumPending = "Nats-Num-Pending"
+	headerUpTo       = "Nats-UpTo-Sequence"
+)
+
+// errReadStatus: the server refused a read with a status.
+var errReadStatus = errors.New("runner: reading the stream failed")
+
+// reader reads a stream's messages back in batches through its direct get
+// API, which any current replica answers with no consumer to create: the
+// events of a partition at recovery, and the run snapshots of a batch's
+// new runs in one request (Config.AllowDirect on both streams). A replica
+// may be a little behind its leader; callers that must not read stale
+// data check what it answered against what the leader says (leaderNext,
+// or a sequence known to be stored). A reader makes one request at a time:
+// each partition has its own.
+type reader struct {
+	nc      *nats.Conn
+	stream  string
+	inbox   string // this reader's replies are inbox.<request>
+	sub     *nats.Subscription
+	n       uint64 // the last request's number
+	timeout time.Duration
+}
+
+func newReader(nc *nats.Conn, stream string, timeout time.Duration) (*reader, error) {
+	inbox := nc.NewRespInbox()
+	sub, err := nc.SubscribeSync(inbox + ".*")
+	if err != nil {
+		return nil, fmt.Errorf("runner: reading %s: %w", stream, err)
+	}
+	if err := sub.SetPendingLimits(-1, -1); err != nil {
+		return nil, err
+	}
+	return &reader{nc: nc, stream: stream, inbox: inbox, sub: sub, timeout: timeout}, nil
+}
+
+func (rd *reader) close() { _ = rd.sub.Unsubscribe() }
+
+// getRequest is the direct get API's request (JSApiMsgGetRequest).
+type getRequest struct {
+	Seq       uint64   `json:"seq,omitempty"`
+	NextFor   string   `json:"next_by_subj,omitempty"`
+	LastFor   string   `json:"last_by_subj,omitempty"`
+	Batch     int      `json:"batch,omitempty"`
+	MaxBytes  int      `json:"max_bytes,omitempty"`
+	MultiLast []string `json:"multi_last,omitempty"`
+}
+
+// end is what the server says after the last message of a batch.
+type end struct {
+	pending uint64 // messages matching the request after the last sent
+	upTo    uint64 // for a multi_last request: the last sequence it looked at
+}
+
+// next reads up to batch messages matching filter, from stream sequence
+// seq on, appending them to out, and says how many more there are.
+func (rd *reader) next(ctx context.Context, seq uint64, filter string, batch int, out []record) ([]record, uint64, error) {
+	out, e, err := rd.get(ctx, getRequest{Seq: seq, NextFor: filter, Batch: batch, MaxBytes: 8 << 20}, out)
+	return out, e.pending, err
+}
+
+// lastOf reads the last message of each of subjects (at most
+// maxMultiLast), leaving out those that have none, and returns the last
+// stream sequence the replica that answered had.
+func (rd *reader) lastOf(ctx context.Context, subjects []string, out []record) ([]record, uint64, error) {
+	out, e, err := rd.get(ctx, getRequest{MultiLast: subjects, Batch: len(subjects)}, out)
+	return out, e.upTo, err
+}
+
+// get sends req and reads the answer up to the end of the batch.
+func (rd *reader) get(ctx context.Context, req getRequest, out []record) ([]record, end, error) {
+	var e end
+	body, err := json.Marshal(req)
+	if err != nil {
+		return out, e, err
+	}
+	rd.n++
+	reply := rd.inbox + "." + strconv.FormatUint(rd.n, 10)
+	ctx, cancel := context.WithTimeout(ctx, rd.timeout)
+	defer cancel()
+	if err := rd.nc.PublishRequest(streams.DirectGetSubject(rd.stream), reply, body); err != nil {
+		return out, e, err
+	}
+	for {
+		m, err := rd.sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return out, e, fmt.Errorf("runner: reading %s: %w", rd.stream, err)
+		}
+		if m.Subject != reply {
+			continue // the late answer of a request that timed out
+		}
+		if status := m.Header.Get("Status"); status != "" {
+			switch status {
+			case "204": // end of batch
+				e.pending, _ = strconv.ParseUint(m.Header.Get(headerNumPending), 10, 64)
+				e.upTo, _ = strconv.ParseUint(m.Header.Get(headerUpTo), 10, 64)
+				return out, e, nil
+			case "404": // nothing matches
+				return out, e, nil
+			case "503":
+				return out, e, fmt.Errorf("%w: %s: no replica answers direct gets: %w", errReadStatus, rd.stream, nats.ErrNoResponders)
+			}
+			return out, e, fmt.Errorf("%w: %s: %s %s", errReadStatus, rd.stream, status, m.Header.Get("Description"))
+		}
+		r, err := fromDirect(m)
+		if err != nil {
+			return out, e, err
+		}
+		out = append(out, r)
+	}
+}
+
+// fromDirect returns the record of a message a direct get answered.
+func fromDirect(m *nats.Msg) (record, error) {
+	h := m.Header
+	seq, err := strconv.ParseUint(h.Get(jetstream.SequenceHeader), 10, 64)
+	if err != nil {
+		return record{}, fmt.Errorf("%w: a direct get answer without its sequence", errReadStatus)
+	}
+	at, err := time.Parse(time.RFC3339Nano, h.Get(jetstream.TimeStampHeaer))
+	if err != nil {
+		return record{}, fmt.Errorf("%w: a direct get answer without its time: %w", errReadStatus, err)
+	}
+	return record{subject: h.Get(jetstream.SubjectHeader), header: h, data: m.Data, seq: seq, at: at}, nil
+}
+
+// leaderGet asks the stream's leader for the message at stream sequence
+// seq, or, with filter set, the first matching filter at or after seq, and
+// returns its sequence and subject; 0 if there is none.
+func (rd *reader) leaderGet(ctx context.Context, seq uint64, filter string) (uint64, string, error) {
+	m, err := rd.leader(ctx, getRequest{Seq: seq, NextFor: filter})
+	if m == nil || err != nil {
+		return 0, "", err
+	}
+	return m.seq, m.subject, nil
+}
+
+// leaderLast asks the stream's leader for the last message on subject, nil
+// if there is none.
+func (rd *reader) leaderLast(ctx context.Context, subject string) (*record, error) {
+	return rd.leader(ctx, getRequest{LastFor: subject})
+}
+
+// leader sends req to the stream's message get API, which only its leader
+// answers, and returns the message, nil if there is none.
+func (rd *reader) leader(ctx context.Context, req getRequest) (*record, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, rd.timeout)
+	defer cancel()
+	m, err := rd.nc.RequestWithContext(ctx, streams.MsgGetSubject(rd.stream), body)
+	if err != nil {
+		return nil, fmt.Errorf("runner: asking %s's leader: %w", rd.stream, err)
+	}
+	var resp struct {
+		Error   *jetstream.APIError `json:"error"`
+		Message *struct {
+			Subject string    `json:"subject"`
+			Seq     uint64    `json:"seq"`
+			Data    []byte    `json:"data"`
+			Time    time.Time `json:"time"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(m.Data, &resp); err != nil {
+		return nil, fmt.Errorf("runner: asking %s's leader: %w", rd.stream, err)
+	}
+	switch {
+	case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound:
+		return nil, nil
+	case resp.Error != nil:
+		return nil, fmt.Errorf("runner: asking %s's leader: %w", rd.stream, resp.Error)
+	case resp.Message == nil:
+		return nil, fmt.Errorf("runner: asking %s's leader: an answer with no message", rd.stream)
+	}
+	return &record{subject: resp.Message.Subject, seq: resp.Message.Seq, data: resp.Message.Data, at: resp.Message.Time}, nil
+}
