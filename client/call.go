@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -44,10 +45,16 @@ func (v Verdict) RunArgs(original string) string {
 	return original
 }
 
-// Call publishes the call and waits for its verdict. When the deadline
-// passes it returns the FailMode's verdict with ErrNoVerdict. A call of a
-// stopped run returns the stop without being published. A deferred call
-// returns the defer; Await waits for its release.
+// Call publishes the call and waits for its verdict, under the client's
+// verdict timeout, which starts once the stream has stored the call. When
+// the timeout passes it returns the FailMode's verdict with ErrNoVerdict;
+// failing closed, it reports the call abandoned. A call of a stopped run
+// returns the stop without being published. A deferred call returns the
+// defer; Await waits for its release.
+//
+// Only a verdict for this call, published after it, counts, and only the
+// first (docs/wire.md §5.7). If ctx ends first, or the call could not be
+// published, Call reports the call abandoned, since it will not run.
 func (r *Run) Call(ctx context.Context, call Call) (Verdict, error) {
 	r.mu.Lock()
 	if r.stop != nil {
@@ -56,42 +63,55 @@ func (r *Run) Call(ctx context.Context, call Call) (Verdict, error) {
 		return Verdict{Decision: d}, nil
 	}
 	if call.ID == "" {
-		r.calls++
-		call.ID = "c" + strconv.Itoa(r.calls)
+		r.numbered++
+		call.ID = "c" + strconv.Itoa(r.numbered)
 	}
 	if err := event.CheckID(call.ID); err != nil {
 		r.mu.Unlock()
 		return Verdict{}, fmt.Errorf("client: call id %q: %w", call.ID, err)
 	}
-	err := r.publishLocked(ctx, &event.Event{Kind: event.KindCall, Call: call.ID, Tool: call.Tool, Args: call.Args, Path: call.Path})
-	if err == nil {
-		r.rememberTool(call.ID, call.Tool)
+	if r.calls.get(call.ID) != nil {
+		r.mu.Unlock()
+		return Verdict{}, fmt.Errorf("client: call id %q: %w", call.ID, ErrCallReused)
 	}
 	r.mu.Unlock()
-	if err != nil {
+	ev := &event.Event{Kind: event.KindCall, Call: call.ID, Tool: call.Tool, Args: call.Args, Path: call.Path}
+	// The call counts as published from the moment it has its sequence:
+	// a decision about it taken in before then is not about it.
+	if err := r.publish(ctx, ev, func() { r.calls.add(call.ID, call.Tool) }); err != nil {
+		if !errors.Is(err, ErrClosed) {
+			r.giveUp(call.ID)
+			_ = r.reportAbandoned(ctx, call.ID) // it may have been stored
+		}
 		return Verdict{}, err
 	}
 	timer := time.NewTimer(r.c.opts.timeout)
 	defer timer.Stop()
 	d, _, err := r.await(ctx, verdictKey(call.ID), timer.C)
-	switch {
-	case err == ErrNoVerdict:
-		v := r.failVerdict(call.ID)
-		if !v.Allowed() {
-			// The guard may allow the call later and count it as running;
-			// say it did not, so the run's in-flight count stays right.
-			_ = r.Result(ctx, Result{Call: call.ID, Err: true, Out: "not run: " + v.Msg})
-		}
-		return v, err
-	case err != nil:
+	if err == nil {
+		return Verdict{Decision: d}, nil
+	}
+	if d, ok := r.giveUp(call.ID); ok {
+		return Verdict{Decision: d}, nil // it came as the wait ended
+	}
+	if err != ErrNoVerdict {
+		_ = r.reportAbandoned(ctx, call.ID)
 		return Verdict{}, err
 	}
-	return Verdict{Decision: d}, nil
+	v := r.failVerdict(call.ID)
+	if !v.Allowed() {
+		// The guard may allow the call later and count it as running;
+		// say it never ran, so the run's in-flight count stays right and
+		// no guard takes it for the agent's failure.
+		_ = r.reportAbandoned(ctx, call.ID)
+	}
+	return v, err
 }
 
 // Await waits for the release of a deferred call: an allow, or a stop of
 // the run. It has no deadline of its own: a call is released when results
-// of earlier calls come in, which may take as long as the tools do.
+// of earlier calls come in, which may take as long as the tools do. An
+// agent that stops waiting for good calls Abandon.
 func (r *Run) Await(ctx context.Context, deferred Verdict) (Verdict, error) {
 	d, _, err := r.await(ctx, verdictKey(deferred.Call), nil)
 	if err != nil {
@@ -101,6 +121,54 @@ func (r *Run) Await(ctx context.Context, deferred Verdict) (Verdict, error) {
 		d.Args = deferred.Args // a repaired call keeps its repair when released
 	}
 	return Verdict{Decision: d}, nil
+}
+
+// Abandon reports that the agent gives up on a call it published and will
+// not run: a deferred call it no longer waits for, or an allowed call it
+// decided against. A verdict that comes for the call later is ignored,
+// and the guards count the call neither as running nor as a failure.
+func (r *Run) Abandon(ctx context.Context, call string) error {
+	r.mu.Lock()
+	c := r.calls.get(call)
+	if c != nil {
+		c.decide()
+		r.box.drop(verdictKey(call))
+	}
+	r.mu.Unlock()
+	if c == nil {
+		return fmt.Errorf("client: abandoning call %q: %w", call, ErrUnknownCall)
+	}
+	return r.reportAbandoned(ctx, call)
+}
+
+// giveUp ends the wait for a call's verdict: it returns the verdict if one
+// is filed, and otherwise marks the call decided, so a verdict that comes
+// later is ignored.
+func (r *Run) giveUp(call string) (event.Decision, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d, ok := r.box.take(verdictKey(call)); ok {
+		return d, true
+	}
+	if c := r.calls.get(call); c != nil {
+		c.decide()
+	}
+	return event.Decision{}, false
+}
+
+// reportAbandoned publishes an abandoned result for call. If ctx has
+// ended, the report gets a verdict timeout of its own.
+func (r *Run) reportAbandoned(ctx context.Context, call string) error {
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), r.c.opts.timeout)
+		defer cancel()
+	}
+	err := r.publish(ctx, &event.Event{Kind: event.KindResult, Call: call, Tool: r.toolOf(call), Abandoned: true}, nil)
+	if err == nil {
+		r.c.stats.abandoned.Add(1)
+	}
+	return err
 }
 
 func (r *Run) failVerdict(call string) Verdict {

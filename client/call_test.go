@@ -14,11 +14,13 @@ import (
 )
 
 // guardPeer plays guard-consumer: it reads each event the agent publishes
-// and answers with whatever script returns.
+// and answers with whatever script returns, and serves the agent API.
 func guardPeer(t *testing.T, nc *nats.Conn, js jetstream.JetStream, script func(ev event.Event) []event.Decision) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	api := serveAgentAPI(t, nc)
+	t.Cleanup(func() { _ = api.Stop() })
 	cons, err := js.OrderedConsumer(ctx, streams.EventStream, jetstream.OrderedConsumerConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -38,12 +40,12 @@ func guardPeer(t *testing.T, nc *nats.Conn, js jetstream.JetStream, script func(
 			if err := event.DecodeEvent(m.Data(), &ev); err != nil {
 				return
 			}
-			for _, d := range script(ev) {
+			for i, d := range script(ev) {
 				d.Tenant, d.Run = ev.Tenant, ev.Run
 				if d.Seq == 0 {
 					d.Seq = ev.Seq
 				}
-				if decide(nc, d) != nil {
+				if decide(nc, d, i) != nil {
 					return // the test is over and its connection closed
 				}
 			}

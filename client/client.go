@@ -2,17 +2,15 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
-	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 )
 
 // Client publishes the runs of one tenant. It is safe for concurrent use.
@@ -21,18 +19,15 @@ type Client struct {
 	js     jetstream.JetStream
 	tenant string
 	opts   options
-
-	storeOnce sync.Once
-	store     *objectstore.Store
-	storeErr  error
-}
-
-// outputs returns the guard_outputs store, opened on first use.
-func (c *Client) outputs(ctx context.Context) (*objectstore.Store, error) {
-	c.storeOnce.Do(func() {
-		c.store, c.storeErr = objectstore.Open(ctx, c.js, objectstore.DefaultConfig())
-	})
-	return c.store, c.storeErr
+	stats  counters
+	// provisioned is set once a stream has stored an event of this
+	// client's: "no responders" after that means the server is coming
+	// back, not that guard-consumer never provisioned it.
+	provisioned atomic.Bool
+	// nonce ends the Nats-Msg-Id of every event: another tenant cannot
+	// guess it, so it cannot make the stream drop an event as a duplicate
+	// by publishing its id first.
+	nonce string
 }
 
 // New returns a client for tenant over nc.
@@ -50,7 +45,7 @@ func New(nc *nats.Conn, tenant string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	return &Client{nc: nc, js: js, tenant: tenant, opts: o}, nil
+	return &Client{nc: nc, js: js, tenant: tenant, opts: o, nonce: nuid.Next()}, nil
 }
 
 // Tenant returns the client's tenant.
@@ -87,16 +82,17 @@ func (c *Client) Start(ctx context.Context, runID string, spec RunSpec) (*Run, e
 	if spec.Lease != 0 && spec.Lease < event.MinLease*time.Millisecond {
 		return nil, fmt.Errorf("client: lease %v; want 0 or at least %v", spec.Lease, event.MinLease*time.Millisecond)
 	}
-	r := newRun(c, runID)
+	r := newRun(c, runID, filter)
 	if r.sub, err = c.nc.Subscribe(filter, r.receive); err != nil {
 		return nil, fmt.Errorf("client: subscribing to %s: %w", filter, err)
 	}
+	go r.watch(c.nc.StatusChanged(nats.CONNECTED, nats.RECONNECTING, nats.CLOSED))
 	start := &event.Event{
 		Kind: event.KindRunStart, Agent: spec.Agent, Lease: spec.Lease.Milliseconds(), Workspace: spec.Workspace,
 		Pattern: spec.Pattern, Tools: spec.Tools, Docs: spec.Docs, Outputs: spec.Outputs,
 	}
-	if err := r.publish(ctx, start); err != nil {
-		_ = r.sub.Unsubscribe()
+	if err := r.publish(ctx, start, nil); err != nil {
+		_ = r.Close()
 		return nil, err
 	}
 	if spec.Lease > 0 && !spec.ManualHeartbeat {
@@ -105,20 +101,5 @@ func (c *Client) Start(ctx context.Context, runID string, spec RunSpec) (*Run, e
 	return r, nil
 }
 
-// publish sends ev, already stamped, and waits for the stream to store it.
-func (c *Client) publish(ctx context.Context, ev *event.Event) error {
-	subj, err := streams.EventSubject(ev.Tenant, ev.Run, ev.Kind)
-	if err != nil {
-		return fmt.Errorf("client: %w", err)
-	}
-	msg := nats.NewMsg(subj)
-	msg.Data = event.AppendEvent(nil, ev)
-	id := ev.Tenant + "." + ev.Run + "." + strconv.FormatInt(ev.Seq, 10)
-	if _, err := c.js.PublishMsg(ctx, msg, jetstream.WithMsgID(id)); err != nil {
-		if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
-			return fmt.Errorf("%w: publishing to %s: %v", ErrNotProvisioned, subj, err)
-		}
-		return fmt.Errorf("client: publishing %s: %w", ev, err)
-	}
-	return nil
-}
+// reconnects returns how many times the connection has reconnected.
+func (c *Client) reconnects() uint64 { return c.nc.Stats().Reconnects }

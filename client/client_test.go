@@ -26,14 +26,19 @@ func setup(t *testing.T) (*nats.Conn, jetstream.JetStream) {
 	return nc, js
 }
 
-// decide publishes d on its control subject, as guard-consumer would.
-func decide(nc *nats.Conn, d event.Decision) error {
+// decide publishes d on its control subject, as guard-consumer would, as
+// the index-th decision about its event: with the Nats-Msg-Id
+// <tenant>.<run>.<seq>.<index>.
+func decide(nc *nats.Conn, d event.Decision, index int) error {
 	d.V = event.Version
 	subj, err := streams.ControlSubject(d.Tenant, d.Run, d.Kind)
 	if err != nil {
 		return err
 	}
-	if err := nc.Publish(subj, event.AppendDecision(nil, &d)); err != nil {
+	m := nats.NewMsg(subj)
+	m.Data = event.AppendDecision(nil, &d)
+	m.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("%s.%s.%d.%d", d.Tenant, d.Run, d.Seq, index))
+	if err := nc.PublishMsg(m); err != nil {
 		return err
 	}
 	return nc.Flush()
@@ -62,17 +67,21 @@ func TestFailModes(t *testing.T) {
 			if v.Kind != tc.want || !v.Synthetic || v.Call != "c1" {
 				t.Errorf("verdict %s synthetic=%t call=%q, want synthetic %s for c1", v.Kind, v.Synthetic, v.Call, tc.want)
 			}
-			// Failing closed, the client reports the call as not run, so
-			// a late allow does not leave it counted as in flight.
-			var notRun bool
+			// Failing closed, the client reports the call abandoned, so a
+			// late allow does not leave it counted as in flight, and no
+			// guard takes it for the tool's failure.
+			var abandoned bool
 			for _, m := range natstest.Messages(t, js, streams.EventStream) {
 				var ev event.Event
 				if event.DecodeEvent(m.Data, &ev) == nil && ev.Run == "run-"+tc.mode.String() && ev.Kind == event.KindResult {
-					notRun = ev.Call == "c1" && ev.Err
+					if ev.Err || ev.Out != "" || ev.Validate() != nil {
+						t.Errorf("the abandoned report is %+v; want an abandoned result without an outcome", ev)
+					}
+					abandoned = ev.Call == "c1" && ev.Abandoned && ev.Tool == "ls"
 				}
 			}
-			if notRun != (tc.mode == client.FailClosed) {
-				t.Errorf("reported c1 as not run: %t; want %t", notRun, tc.mode == client.FailClosed)
+			if abandoned != (tc.mode == client.FailClosed) {
+				t.Errorf("reported c1 abandoned: %t; want %t", abandoned, tc.mode == client.FailClosed)
 			}
 		})
 	}
@@ -163,7 +172,7 @@ func TestVerdictAdviceAndStop(t *testing.T) {
 			for i := range 3 {
 				a := base
 				a.Kind, a.Msg, a.Steer = event.Advise, fmt.Sprint(i), &event.Steer{Kind: event.SteerAvoidRepeat}
-				if decide(nc, a) != nil {
+				if decide(nc, a, i) != nil {
 					return
 				}
 			}
@@ -172,7 +181,7 @@ func TestVerdictAdviceAndStop(t *testing.T) {
 			if ev.Call == "c2" {
 				v.Kind, v.Reason, v.Outcome = event.Stop, event.ReasonLoopDetected, event.StatusFailed
 			}
-			if decide(nc, v) != nil {
+			if decide(nc, v, 3) != nil {
 				return
 			}
 		}

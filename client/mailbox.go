@@ -68,6 +68,15 @@ func (m *mailbox) take(key string) (event.Decision, bool) {
 	return q[0], true
 }
 
+// drop removes every decision under key.
+func (m *mailbox) drop(key string) {
+	for {
+		if _, ok := m.take(key); !ok {
+			return
+		}
+	}
+}
+
 // signal returns a channel closed when something is posted under key.
 func (m *mailbox) signal(key string) <-chan struct{} {
 	if m.waiting == nil {

@@ -81,7 +81,7 @@ func WithAdviceBuffer(n int) Option {
 
 // WithInlineLimit sets the largest output, in bytes, a result carries
 // inline (default DefaultInlineLimit); larger outputs are put in the
-// guard_outputs object store and sent by reference.
+// GUARD_OUTPUTS stream and sent by reference.
 func WithInlineLimit(n int) Option {
 	return func(o *options) error {
 		if n < 0 {

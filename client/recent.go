@@ -10,14 +10,18 @@ type recent struct {
 	set  map[string]struct{}
 }
 
-// add records id and reports whether it was already there. The empty id is
-// never a duplicate.
-func (r *recent) add(id string) bool {
-	if id == "" {
-		return false
-	}
-	if _, dup := r.set[id]; dup {
-		return true
+// has reports whether id is among the ids remembered. The empty id never
+// is.
+func (r *recent) has(id string) bool {
+	_, ok := r.set[id]
+	return ok && id != ""
+}
+
+// add remembers id, forgetting the oldest beyond recentSize. The empty id
+// is not remembered.
+func (r *recent) add(id string) {
+	if id == "" || r.has(id) {
+		return
 	}
 	if r.set == nil {
 		r.set = make(map[string]struct{}, recentSize)
@@ -26,5 +30,4 @@ func (r *recent) add(id string) bool {
 	r.ids[r.next] = id
 	r.next = (r.next + 1) % recentSize
 	r.set[id] = struct{}{}
-	return false
 }

@@ -7,19 +7,25 @@ import (
 
 func TestRecent(t *testing.T) {
 	var r recent
-	if r.add("") || r.add("") {
-		t.Error("the empty id counted as a duplicate")
+	r.add("")
+	if r.has("") {
+		t.Error("the empty id was remembered")
 	}
-	if r.add("a") || !r.add("a") {
-		t.Error("a repeated id was not recognised")
+	if r.has("a") {
+		t.Error("an id never added is remembered")
+	}
+	r.add("a")
+	r.add("a")
+	if !r.has("a") {
+		t.Error("an added id was not remembered")
 	}
 	for i := range recentSize {
 		r.add(fmt.Sprint(i))
 	}
-	if r.add("a") {
+	if r.has("a") {
 		t.Error("an id older than the window is still remembered")
 	}
-	if !r.add(fmt.Sprint(recentSize - 1)) {
+	if !r.has(fmt.Sprint(recentSize - 1)) {
 		t.Error("the newest id was forgotten")
 	}
 	if len(r.set) != recentSize {

@@ -13,33 +13,41 @@ import (
 // Run is one run of an agent. Its methods are safe for concurrent use:
 // tools of a parallel round may report from their own goroutines.
 type Run struct {
-	c   *Client
-	id  string
-	sub *nats.Subscription
+	c      *Client
+	id     string
+	filter string // guard.ctl.<tenant>.<run>.>
+	sub    *nats.Subscription
+	link   *link
 
-	mu     sync.Mutex // serialises publishes, so stream order is seq order
-	seq    int64
-	calls  int
-	box    mailbox
-	tools  map[string]string // tool of each call awaiting its result
-	stop   *event.Decision
-	closed bool
-	seen   recent // Nats-Msg-Ids of recent decisions
+	pub sync.Mutex // serialises publishes, so stream order is seq order
 
-	advice chan event.Decision
-	done   chan struct{} // closed when a guard stops the run
-	quit   chan struct{} // closed by Close or End: stops the heartbeat
-	once   sync.Once
+	mu       sync.Mutex // guards what follows
+	seq      int64
+	numbered int // calls numbered c1, c2, ... so far
+	calls    calls
+	box      mailbox
+	stop     *event.Decision
+	closed   bool
+	seen     recent // Nats-Msg-Ids of recent decisions taken in
+
+	advice   chan event.Decision
+	done     chan struct{} // closed when a guard stops the run
+	quit     chan struct{} // closed by Close or End: stops the heartbeat
+	gone     chan struct{} // closed by Close: stops watching the connection
+	quitOnce sync.Once
+	goneOnce sync.Once
 }
 
-func newRun(c *Client, id string) *Run {
+func newRun(c *Client, id, filter string) *Run {
 	return &Run{
 		c:      c,
 		id:     id,
+		filter: filter,
+		link:   newLink(c.reconnects(), time.Now()),
 		advice: make(chan event.Decision, c.opts.advice),
-		tools:  map[string]string{},
 		done:   make(chan struct{}),
 		quit:   make(chan struct{}),
+		gone:   make(chan struct{}),
 	}
 }
 
@@ -59,9 +67,11 @@ func (r *Run) Stop() *event.Decision {
 	return r.stop
 }
 
-// Close stops receiving decisions and heartbeating.
+// Close stops receiving decisions, watching the connection and
+// heartbeating.
 func (r *Run) Close() error {
 	r.halt()
+	r.goneOnce.Do(func() { close(r.gone) })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -71,28 +81,18 @@ func (r *Run) Close() error {
 	return r.sub.Unsubscribe()
 }
 
-// maxTools bounds the calls whose tool a run remembers for their results.
-const maxTools = 1024
-
-// rememberTool notes the tool of a call, so its result can name it.
-func (r *Run) rememberTool(call, tool string) {
-	if len(r.tools) >= maxTools {
-		clear(r.tools) // results of calls this old are rare; they go without
-	}
-	r.tools[call] = tool
-}
-
-// toolOf returns, and forgets, the tool of a call.
+// toolOf returns the tool of a call the run published.
 func (r *Run) toolOf(call string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := r.tools[call]
-	delete(r.tools, call)
-	return t
+	if c := r.calls.get(call); c != nil {
+		return c.tool
+	}
+	return ""
 }
 
 // halt stops the heartbeat.
-func (r *Run) halt() { r.once.Do(func() { close(r.quit) }) }
+func (r *Run) halt() { r.quitOnce.Do(func() { close(r.quit) }) }
 
 // heartbeat publishes a heartbeat every interval until the run is halted,
 // closed or stopped.
@@ -113,61 +113,106 @@ func (r *Run) heartbeat(interval time.Duration) {
 	}
 }
 
-func (r *Run) publish(ctx context.Context, ev *event.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.publishLocked(ctx, ev)
-}
-
-// publishLocked stamps ev with the run's envelope and next sequence and
-// publishes it; r.mu is held, so events reach the stream in seq order.
-func (r *Run) publishLocked(ctx context.Context, ev *event.Event) error {
-	if r.closed {
-		return ErrClosed
-	}
-	ev.V, ev.Tenant, ev.Run, ev.TS = event.Version, r.c.tenant, r.id, r.c.opts.now().UnixMilli()
-	// Advance even if the publish fails: it may have been stored, and a
-	// gap in the sequence is allowed where a reuse is not.
-	r.seq++
-	ev.Seq = r.seq
-	return r.c.publish(ctx, ev)
-}
-
-// receive handles a decision about the run.
+// receive handles a decision the subscription delivered.
 func (r *Run) receive(m *nats.Msg) {
+	r.link.touch(r.c.reconnects(), time.Now())
+	r.deliver(m.Header.Get(jetstream.MsgIDHeader), m.Data, false)
+}
+
+// deliver takes in a decision about the run with message id id, delivered
+// live or, when caughtUp, by a catch-up, if the trust rules admit it. It
+// reports whether it took the decision in.
+func (r *Run) deliver(id string, data []byte, caughtUp bool) bool {
 	var d event.Decision
-	if err := event.DecodeDecision(m.Data, &d); err != nil {
-		return // not ours to judge; the contract only grows
+	if err := event.DecodeDecision(data, &d); err != nil {
+		return false // not ours to judge; the contract only grows
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	// After a crash guard-consumer may publish a decision again; the
-	// stream drops the copy but a plain subscription sees it.
-	if r.seen.add(m.Header.Get(jetstream.MsgIDHeader)) {
-		return
+	// After a crash guard-consumer may publish a decision again, and a
+	// catch-up reads again what came just before a disconnect: the stream
+	// drops such copies, but a subscription sees them.
+	if r.seen.has(id) {
+		return false
 	}
+	if d.Tenant != r.c.tenant || d.Run != r.id || !r.takeLocked(&d) {
+		if !caughtUp { // a catch-up reads decisions already taken; they are no news
+			r.c.stats.ignored.Add(1)
+		}
+		return false
+	}
+	// Only a decision taken in is remembered: a forgery that carries the
+	// id of a decision to come must not make the real one a duplicate.
+	r.seen.add(id)
+	if caughtUp {
+		r.c.stats.recovered.Add(1)
+	}
+	return true
+}
+
+// takeLocked applies the trust rules to d and, if they admit it, files it
+// for whoever waits for it. It reports whether d was taken in:
+//
+//   - a verdict (allow, repair, reject, defer, stale) counts only for a call
+//     the run published, until the call is decided: the first final verdict
+//     wins, a defer counts once, before it, and after a defer only its
+//     release, an allow, counts;
+//   - a stop always ends the run, unless it names a call the run did not
+//     publish; for a call still waiting, it is the verdict;
+//   - an output counts once per published call, a settled once for each
+//     published call it lists;
+//   - advice and pressure are about no call's fate and always count.
+//
+// Kinds this client does not know, and verdicts without a call (a step's
+// repair or reject), are not taken in.
+func (r *Run) takeLocked(d *event.Decision) bool {
 	switch d.Kind {
 	case event.Advise, event.Pressure:
-		r.offerAdvice(d)
+		r.offerAdvice(*d)
+		return true
 	case event.Output:
-		r.box.post(outputKey(d.Call), d)
-	case event.Settled:
-		for _, c := range append(append([]string(nil), d.Calls...), d.Missing...) {
-			r.box.post(settledKey(c), d)
+		c := r.calls.get(d.Call)
+		if c == nil || c.output {
+			return false
 		}
+		c.output = true
+		r.box.post(outputKey(d.Call), *d)
+		return true
+	case event.Settled:
+		took := false
+		for _, list := range [][]string{d.Calls, d.Missing} {
+			for _, id := range list {
+				if c := r.calls.get(id); c != nil && !c.settled {
+					c.settled, took = true, true
+					r.box.post(settledKey(id), *d)
+				}
+			}
+		}
+		return took
 	case event.Stop:
+		var c *callState
+		if d.Call != "" {
+			if c = r.calls.get(d.Call); c == nil {
+				return false
+			}
+		}
 		if r.stop == nil {
-			r.stop = &d
+			r.stop = d
 			close(r.done)
 		}
-		if d.Call != "" {
-			r.box.post(verdictKey(d.Call), d)
+		if c != nil && c.decide() {
+			r.box.post(verdictKey(d.Call), *d)
 		}
-	default:
-		if d.Kind.IsVerdict() && d.Call != "" {
-			r.box.post(verdictKey(d.Call), d)
-		}
+		return true
 	}
+	if !d.Kind.IsVerdict() || d.Call == "" {
+		return false
+	}
+	if c := r.calls.get(d.Call); c == nil || !c.accepts(d.Kind) {
+		return false
+	}
+	r.box.post(verdictKey(d.Call), *d)
+	return true
 }
 
 // offerAdvice queues d, dropping the oldest advice when the buffer is full.
