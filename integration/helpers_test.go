@@ -2,15 +2,17 @@ package integration
 
 import (
 	"context"
-	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/guardstream/guardstream/client"
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/guard"
+	"github.com/guardstream/guardstream/internal/admin"
 	"github.com/guardstream/guardstream/internal/natstest"
 	"github.com/guardstream/guardstream/internal/runner"
+	"github.com/guardstream/guardstream/internal/runnertest"
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats-server/v2/server"
@@ -30,10 +32,17 @@ type system struct {
 
 func newSystem(t *testing.T, partitions int) *system {
 	t.Helper()
+	return newSystemWith(t, func(c *streams.Config) { c.Partitions = partitions })
+}
+
+// newSystemWith is newSystem with the default stream configuration
+// changed by mod.
+func newSystemWith(t *testing.T, mod func(*streams.Config)) *system {
+	t.Helper()
 	s := natstest.RunServer(t, "")
 	nc, js := natstest.Connect(t, s)
 	cfg := streams.DefaultConfig()
-	cfg.Partitions = partitions
+	mod(&cfg)
 	natstest.Provision(t, js, &cfg)
 	outputs, err := objectstore.Provision(context.Background(), js, objectstore.DefaultConfig())
 	if err != nil {
@@ -46,27 +55,32 @@ func newSystem(t *testing.T, partitions int) *system {
 // stop function is called or the test ends.
 func (s *system) startGuard(p guard.Policy) (stop func()) {
 	s.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg := runner.DefaultConfig(s.cfg.Partitions)
+	return startRunner(s.t, s.nc, s.cfg.Partitions, s.outputs, p)
+}
+
+// startRunner runs a runner with policy p on nc until the returned stop
+// function is called or the test ends.
+func startRunner(t *testing.T, nc *nats.Conn, partitions int, outputs *objectstore.Store, p guard.Policy) (stop func()) {
+	t.Helper()
+	cfg := runner.DefaultConfig(partitions)
 	cfg.AckWait, cfg.PublishTimeout = 2*time.Second, time.Second
-	r, err := runner.New(ctx, s.nc, guard.Chain(p), cfg, runner.WithOutputs(s.outputs))
+	js, err := jetstream.New(nc)
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	stopped := false
+	api, err := admin.ServeAgents(nc, js, outputs, "0.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopRunner := runnertest.Start(t, nc, guard.Chain(p), cfg, runner.WithOutputs(outputs))
+	var once sync.Once
 	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil {
-			s.t.Error(err)
-		}
+		once.Do(func() {
+			_ = api.Stop()
+			stopRunner()
+		})
 	}
-	s.t.Cleanup(stop)
+	t.Cleanup(stop)
 	return stop
 }
 
@@ -92,26 +106,24 @@ func (s *system) all(stream string) []*jetstream.RawStreamMsg {
 }
 
 // settle waits until every partition consumer has acked everything in
-// AGENT_EVENTS.
+// AGENT_EVENTS. The bound is generous for the race detector, which slows
+// the embedded server several times over.
 func (s *system) settle() {
 	s.t.Helper()
-	ctx := context.Background()
-	natstest.Eventually(s.t, 15*time.Second, func() error {
-		for p := range s.cfg.Partitions {
-			c, err := s.js.Consumer(ctx, streams.EventStream, streams.ConsumerName(p))
-			if err != nil {
-				return err
-			}
-			info, err := c.Info(ctx)
-			if err != nil {
-				return err
-			}
-			if info.NumPending > 0 || info.NumAckPending > 0 {
-				return fmt.Errorf("partition %d: %d pending, %d unacked", p, info.NumPending, info.NumAckPending)
-			}
-		}
-		return nil
-	})
+	natstest.Settle(s.t, s.js, s.cfg.Partitions, time.Minute)
+}
+
+// reference returns the control stream of an uninterrupted run of one
+// in-process guard over the events in AGENT_EVENTS, on fresh state
+// (natstest.Reset): what a run under faults must equal. Every
+// guard-consumer must be stopped first.
+func (s *system) reference() []natstest.Record {
+	s.t.Helper()
+	natstest.Reset(s.t, s.js, s.cfg)
+	stop := s.startGuard(guard.DefaultPolicy())
+	s.settle()
+	stop()
+	return natstest.Control(s.t, s.js)
 }
 
 func decode(t *testing.T, m *jetstream.RawStreamMsg) event.Decision {
@@ -128,5 +140,17 @@ func (s *system) publishRaw(subject string, data []byte) {
 	s.t.Helper()
 	if _, err := s.js.Publish(context.Background(), subject, data); err != nil {
 		s.t.Fatal(err)
+	}
+}
+
+// skipUnderRace skips a fault test under the race detector. What such a
+// test checks runs in guard-consumer processes, built without the
+// detector, or in a 3-node cluster; the detector would instrument only the
+// embedded servers, slowing them several times over, which on two cores
+// turns the tests' time bounds into failures and finds nothing.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("a fault test of processes or a cluster: nothing for the race detector to check, and it slows the servers past the test's bounds")
 	}
 }

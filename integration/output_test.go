@@ -14,6 +14,7 @@ import (
 	"github.com/guardstream/guardstream/internal/admin"
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/objectstore/view"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // bigOutput returns a 10 MiB output of numbered lines.
@@ -112,16 +113,17 @@ func TestSameOutputStoredOnce(t *testing.T) {
 		}
 		r.Close()
 	}
-	obs, err := s.js.ObjectStore(ctx, objectstore.Bucket)
+	st, err := s.js.Stream(ctx, objectstore.Stream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	infos, err := obs.List(ctx)
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(">"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) != 1 || infos[0].Name != event.Digest([]byte(shared)) {
-		t.Errorf("%d objects in the store; want the output stored once, under its digest", len(infos))
+	first, _ := objectstore.Subject("acme", event.Digest([]byte(shared)), 0)
+	if info.State.NumSubjects != 1 || info.State.Subjects[first] != 1 {
+		t.Errorf("the store holds %v; want the output stored once, under its digest", info.State.Subjects)
 	}
 }
 
@@ -160,7 +162,7 @@ func TestWholeViewsAreNotCopied(t *testing.T) {
 		calls[out] = v.Call
 	}
 	for out, copied := range outputs {
-		_, err := s.outputs.Lookup(ctx, event.Digest([]byte(out)))
+		_, err := s.outputs.Lookup(ctx, "acme", event.Digest([]byte(out)))
 		if stored := err == nil; stored != copied {
 			t.Errorf("output %q: in the store %v (%v), want %v", out, stored, err, copied)
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,10 +45,11 @@ func guardBinary(t *testing.T) string {
 
 // process is guard-consumer running as a separate OS process.
 type process struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	mu   sync.Mutex
-	log  []string // its output
+	cmd      *exec.Cmd
+	done     chan struct{}
+	mu       sync.Mutex
+	log      []string // its output
+	instance string   // its runner's id in service discovery
 }
 
 func (p *process) output() string {
@@ -86,7 +88,10 @@ func (s *system) startProcessWith(flags ...string) *process {
 			p.log = append(p.log, lines.Text())
 			p.mu.Unlock()
 			if strings.Contains(lines.Text(), "runner started") {
-				once.Do(func() { close(ready) })
+				once.Do(func() {
+					p.instance = field(lines.Text(), "instance")
+					close(ready)
+				})
 			}
 		}
 	}()
@@ -98,8 +103,28 @@ func (s *system) startProcessWith(flags ...string) *process {
 	case <-time.After(20 * time.Second):
 		s.t.Fatal("guard-consumer did not start within 20s")
 	}
-	s.t.Cleanup(p.kill)
+	s.t.Cleanup(func() {
+		p.kill()
+		if s.t.Failed() {
+			s.t.Logf("guard-consumer %s (pid %d) logged, last lines:\n%s", p.instance, p.cmd.Process.Pid, p.tail(60))
+		}
+	})
 	return p
+}
+
+// tail returns the last n lines of the process's output that are not
+// debug lines.
+func (p *process) tail(n int) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for i := len(p.log) - 1; i >= 0 && len(out) < n; i-- {
+		if !strings.Contains(p.log[i], "level=DEBUG") {
+			out = append(out, p.log[i])
+		}
+	}
+	slices.Reverse(out)
+	return strings.Join(out, "\n")
 }
 
 // kill sends SIGKILL: no drain, no clean shutdown.
@@ -111,4 +136,71 @@ func (p *process) kill() {
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.done
+}
+
+// term sends SIGTERM and returns how long the process took to exit, or
+// fails the test if it did not within limit.
+func (p *process) term(t *testing.T, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return time.Since(start)
+	case <-time.After(limit):
+		t.Fatalf("guard-consumer did not exit within %v of SIGTERM:\n%s", limit, p.output())
+		return 0
+	}
+}
+
+// signal sends sig to the process: SIGSTOP freezes it whole, as a paused
+// VM or a stuck node would, and SIGCONT lets it go on where it was.
+func (p *process) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal %v to guard-consumer %s: %v", sig, p.instance, err)
+	}
+}
+
+// mark returns how many lines the process has logged so far, for since.
+func (p *process) mark() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.log)
+}
+
+// since returns the lines logged from mark on that contain s.
+func (p *process) since(mark int, s string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, l := range p.log[min(mark, len(p.log)):] {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// count returns how many of the process's log lines contain s.
+func (p *process) count(s string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, l := range p.log {
+		if strings.Contains(l, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// field returns the value of key in a text-format log line.
+func field(line, key string) string {
+	_, v, ok := strings.Cut(" "+line, " "+key+"=")
+	if !ok {
+		return ""
+	}
+	v, _, _ = strings.Cut(v, " ")
+	return strings.Trim(v, `"`)
 }

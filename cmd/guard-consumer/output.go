@@ -7,17 +7,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/internal/admin"
+	"github.com/guardstream/guardstream/internal/auth"
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // outputCmd implements `guard-consumer output`: it fetches the full output
-// a call produced from the guard_outputs object store.
+// a call produced from the GUARD_OUTPUTS stream.
 func outputCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("guard-consumer output", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -27,12 +29,18 @@ func outputCmd(args []string, stdout, stderr io.Writer) int {
 		run     = fs.String("run", "", "run id (required)")
 		call    = fs.String("call", "", "call id (required)")
 		outPath = fs.String("o", "", "write the output to this file instead of standard output")
+		dataDir = fs.String("data-dir", defaultDataDir(), "data directory of an embedded guard-consumer, whose operator key (operator.nk) is used\nwhen neither -creds nor -nkey is given")
 	)
+	client := new(auth.Client)
+	client.RegisterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `guard-consumer output prints the full output of a tool call, as guard-consumer stored it.
 
 Usage:
-  guard-consumer output -tenant T -run R -call C [-nats-url URL] [-o FILE]
+  guard-consumer output -tenant T -run R -call C [-nats-url URL] [-creds FILE] [-o FILE]
+
+It connects as an operator: with -creds or -nkey, or else with the key the
+embedded guard-consumer keeps in -data-dir.
 
 Flags:
 `)
@@ -51,7 +59,17 @@ Flags:
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	data, ref, err := fetchOutput(ctx, *natsURL, *tenant, *run, *call)
+	if !client.Set() {
+		if key := filepath.Join(*dataDir, auth.OperatorKeyFile); fileExists(key) {
+			client.NKey = key
+		}
+	}
+	opts, err := client.Options()
+	if err != nil {
+		fmt.Fprintf(stderr, "guard-consumer output: %v\n", err)
+		return 2
+	}
+	data, ref, err := fetchOutput(ctx, *natsURL, opts, *tenant, *run, *call)
 	switch {
 	case errors.Is(err, objectstore.ErrNotFound):
 		fmt.Fprintf(stderr, "guard-consumer output: no stored output for call %s of run %s/%s (wrong ids, or older than the stores keep it)\n", *call, *tenant, *run)
@@ -78,8 +96,8 @@ Flags:
 	return 0
 }
 
-func fetchOutput(ctx context.Context, url, tenant, run, call string) ([]byte, event.OutputRef, error) {
-	nc, err := nats.Connect(url, nats.Name("guard-consumer output"))
+func fetchOutput(ctx context.Context, url string, opts []nats.Option, tenant, run, call string) ([]byte, event.OutputRef, error) {
+	nc, err := nats.Connect(url, append(opts, nats.Name("guard-consumer output"))...)
 	if err != nil {
 		return nil, event.OutputRef{}, fmt.Errorf("connecting to %s: %w (is guard-consumer's server there? set -nats-url)", url, err)
 	}
@@ -93,4 +111,9 @@ func fetchOutput(ctx context.Context, url, tenant, run, call string) ([]byte, ev
 		return nil, event.OutputRef{}, err
 	}
 	return admin.Output(ctx, js, st, tenant, run, call)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

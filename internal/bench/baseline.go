@@ -1,187 +1,145 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 
-	"github.com/guardstream/guardstream/internal/runner"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Baseline stream names.
+// Default tuning of the baseline: the best of the windows (256, 512, 1024)
+// and pull batches (64 to 512) tried on the development machine.
 const (
-	baseIn     = "BENCH_IN"
-	baseOut    = "BENCH_OUT"
-	baseSource = "bench.in"
-	// seqHeader carries, on a baseline output, the stream sequence of the
-	// event it answers, so latency can be matched without decoding.
-	seqHeader = "Bench-Seq"
+	DefaultBaseWindow = 512
+	DefaultBaseBatch  = 256
 )
 
-// baseline is the bare pipeline: per partition, consume an event, publish
-// one message, ack — batched and pipelined like the runner, with nothing
-// decided.
-type baseline struct {
-	partitions int
-	batch      int
-}
+// errNotPending is a publish acknowledgement for no answer the baseline
+// waits for.
+var errNotPending = errors.New("bench: a publish acknowledgement for no pending answer")
 
-// provision creates the baseline's streams with the same partitioning and
-// settings as AGENT_EVENTS and GUARD_CONTROL.
-func (b *baseline) provision(ctx context.Context, js jetstream.JetStream) error {
-	in := jetstream.StreamConfig{
-		Name:     baseIn,
-		Subjects: []string{baseSource + ".*.*.*"},
-		SubjectTransform: &jetstream.SubjectTransformConfig{
-			Source:      baseSource + ".*.*.*",
-			Destination: baseSource + ".{{partition(" + strconv.Itoa(b.partitions) + ",1,2)}}.{{wildcard(1)}}.{{wildcard(2)}}.{{wildcard(3)}}",
-		},
-		Storage: jetstream.FileStorage,
-	}
-	out := jetstream.StreamConfig{Name: baseOut, Subjects: []string{"bench.out.>"}, Storage: jetstream.FileStorage}
-	for _, c := range []jetstream.StreamConfig{in, out} {
-		if _, err := js.CreateOrUpdateStream(ctx, c); err != nil {
-			return err
-		}
-	}
-	for p, name := range b.consumers() {
-		if _, err := js.CreateOrUpdateConsumer(ctx, baseIn, jetstream.ConsumerConfig{
-			Durable: name, FilterSubject: baseSource + "." + strconv.Itoa(p) + ".>",
-			AckPolicy: jetstream.AckAllPolicy, MaxAckPending: 4 * b.batch,
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// consumers returns the names of the baseline's consumers, by partition.
-func (b *baseline) consumers() []string {
-	names := make([]string, b.partitions)
-	for p := range names {
-		names[p] = "base-p" + strconv.Itoa(p)
-	}
-	return names
-}
-
-// baseSubject maps an agent event subject to the baseline's.
-func baseSubject(agent string) string { return baseSource + strings.TrimPrefix(agent, "agent") }
-
-// baseMsgSubject is the subject the baseline's copy of m is published on.
-func baseMsgSubject(m msg) string { return baseSubject(m.subject) }
-
-// run consumes every partition until ctx ends.
-func (b *baseline) run(ctx context.Context, js jetstream.JetStream) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, b.partitions)
-	for p := range b.partitions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := b.partition(ctx, js, p); err != nil && ctx.Err() == nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
-}
-
-// inflight is a baseline batch published but not yet acked.
-type inflight struct {
-	last jetstream.Msg
-	futs []jetstream.PubAckFuture
-	done int
-}
-
-// partition is the runner's pipeline with nothing decided: each event
-// draws one publish; up to four batches are in flight, each acked (AckAll)
-// once its publishes are stored, and the loop waits on events and on the
-// oldest publish at once.
-func (b *baseline) partition(ctx context.Context, js jetstream.JetStream, p int) error {
-	cons, err := js.Consumer(ctx, baseIn, b.consumers()[p])
+// answerExactly is the baseline: the simplest consumer with
+// guard-consumer's delivery guarantees that goes as fast as it can.
+//
+//   - Order: the partition's events are answered one at a time, in stream
+//     order, by one consumer.
+//   - One stored answer per event: each answer is published with the
+//     event's stream sequence as its Nats-Msg-Id, so a redelivered event's
+//     answer is dropped as a duplicate.
+//   - Ack after store: an event is acked (AckAll) only once its answer and
+//     every earlier one are stored.
+//
+// Work in flight is bounded by events, not batches: the consumer delivers
+// at most window events not yet acked (MaxAckPending), and pulls them in
+// batches. Answers are published as core messages with a reply subject,
+// as nats.go's asynchronous publish does but without its futures: the
+// acknowledgements arrive on one subscription, are matched to the answers
+// by the reply subject's last token and checked for an error without
+// being decoded. The newest event whose answer and every earlier one are
+// stored is acked when no answer is left pending or every window/8
+// events, so acks are coalesced under load.
+func answerExactly(ctx context.Context, nc *nats.Conn, cons jetstream.Consumer, subject string, window, batch int) error {
+	q := &exactQueue{inbox: nats.NewInbox() + ".", ackEvery: max(window/8, 1), failed: make(failure, 1),
+		out: nats.Msg{Subject: subject, Header: nats.Header{jetstream.MsgIDHeader: []string{""}}}}
+	sub, err := nc.Subscribe(q.inbox+"*", q.stored)
 	if err != nil {
 		return err
 	}
-	msgs := make(chan jetstream.Msg, 2*b.batch)
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		select {
-		case msgs <- m:
-		case <-ctx.Done():
-		}
-	}, jetstream.PullMaxMessages(b.batch), jetstream.PullHeartbeat(runner.PullHeartbeat))
+	defer sub.Unsubscribe()
+	return consume(ctx, cons, batch, func(m jetstream.Msg) error { return q.publish(nc, m) }, q.failed)
+}
+
+// exactQueue is a partition's answers awaiting storage, in order.
+type exactQueue struct {
+	inbox    string // the acknowledgements' subject, but for the last token
+	ackEvery int
+	failed   failure
+	out      nats.Msg // the answer being published, reused
+	id       []byte
+
+	mu      sync.Mutex
+	pending []exactAnswer // a ring: head, then n answers
+	head, n int
+	first   uint64 // the token of the answer at head
+	next    uint64 // the token of the next answer
+	unacked jetstream.Msg
+	ready   int // events whose answers are stored since the last ack
+}
+
+type exactAnswer struct {
+	event  jetstream.Msg
+	stored bool
+}
+
+// publish queues m's answer and publishes it. Consume calls it for one
+// event at a time.
+func (q *exactQueue) publish(nc *nats.Conn, m jetstream.Msg) error {
+	meta, err := m.Metadata()
 	if err != nil {
 		return err
 	}
-	defer cc.Stop()
-	var queue []*inflight
-	for {
-		var stored <-chan *jetstream.PubAck
-		var failed <-chan error
-		if len(queue) > 0 {
-			f := queue[0].futs[queue[0].done]
-			stored, failed = f.Ok(), f.Err()
+	q.mu.Lock()
+	if q.n == len(q.pending) {
+		grown := make([]exactAnswer, max(2*q.n, 64))
+		for i := range q.n {
+			grown[i] = q.pending[(q.head+i)%len(q.pending)]
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case err := <-failed:
-			return err
-		case <-stored:
-			queue[0].done++
-		case m := <-msgs:
-			batch := &inflight{}
-			for {
-				meta, err := m.Metadata()
-				if err != nil {
-					return err
-				}
-				out := nats.NewMsg("bench.out." + strconv.Itoa(p))
-				out.Data = m.Data()[:min(64, len(m.Data()))]
-				out.Header.Set(seqHeader, strconv.FormatUint(meta.Sequence.Stream, 10))
-				f, err := publishAsync(js, out, jetstream.WithMsgID("b."+strconv.FormatUint(meta.Sequence.Stream, 10)))
-				if err != nil {
-					return err
-				}
-				batch.futs, batch.last = append(batch.futs, f), m
-				if len(batch.futs) == b.batch || len(msgs) == 0 {
-					break
-				}
-				m = <-msgs
-			}
-			queue = append(queue, batch)
-		}
-		// Ack what is stored, in order; wait when the pipeline is full.
-		for len(queue) > 0 {
-			q := queue[0]
-			for q.done < len(q.futs) {
-				if len(queue) <= 4 {
-					select {
-					case <-q.futs[q.done].Ok():
-						q.done++
-						continue
-					default:
-					}
-					break
-				}
-				select {
-				case <-q.futs[q.done].Ok():
-					q.done++
-				case err := <-q.futs[q.done].Err():
-					return err
-				}
-			}
-			if q.done < len(q.futs) {
-				break
-			}
-			if err := q.last.Ack(); err != nil {
-				return err
-			}
-			queue = queue[1:]
+		q.pending, q.head = grown, 0
+	}
+	q.pending[(q.head+q.n)%len(q.pending)] = exactAnswer{event: m}
+	q.n++
+	token := q.next
+	q.next++
+	q.mu.Unlock()
+
+	q.id = strconv.AppendUint(append(q.id[:0], "b."...), meta.Sequence.Stream, 10)
+	q.out.Header[jetstream.MsgIDHeader][0] = string(q.id)
+	q.out.Reply = q.inbox + strconv.FormatUint(token, 10)
+	q.out.Data = echo(m.Data())
+	return nc.PublishMsg(&q.out)
+}
+
+// stored handles a publish acknowledgement: it marks its answer stored,
+// and acks the newest event whose answer and every earlier one are.
+func (q *exactQueue) stored(ack *nats.Msg) {
+	token, err := strconv.ParseUint(ack.Subject[len(q.inbox):], 10, 64)
+	if err != nil {
+		q.failed.report(fmt.Errorf("%w: %s", errNotPending, ack.Subject))
+		return
+	}
+	if len(ack.Data) == 0 || bytes.Contains(ack.Data, []byte(`"error"`)) {
+		q.failed.report(fmt.Errorf("bench: the answer was not stored: %s %q", ack.Header.Get("Status"), ack.Data))
+		return
+	}
+	q.mu.Lock()
+	i := token - q.first
+	if token < q.first || i >= uint64(q.n) {
+		q.mu.Unlock()
+		q.failed.report(fmt.Errorf("%w: %d", errNotPending, token))
+		return
+	}
+	q.pending[(q.head+int(i))%len(q.pending)].stored = true
+	for q.n > 0 && q.pending[q.head].stored {
+		q.unacked = q.pending[q.head].event
+		q.pending[q.head] = exactAnswer{}
+		q.head = (q.head + 1) % len(q.pending)
+		q.n--
+		q.first++
+		q.ready++
+	}
+	var m jetstream.Msg
+	if q.unacked != nil && (q.n == 0 || q.ready >= q.ackEvery) {
+		m, q.unacked, q.ready = q.unacked, nil, 0
+	}
+	q.mu.Unlock()
+	if m != nil {
+		if err := m.Ack(); err != nil {
+			q.failed.report(err)
 		}
 	}
 }

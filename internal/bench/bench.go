@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/guardstream/guardstream/internal/runner"
 	"github.com/guardstream/guardstream/objectstore"
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
@@ -21,17 +20,25 @@ type Report struct {
 	Payload    int  `json:"payload_bytes"`
 	Sync       bool `json:"sync_always"`
 	CPUs       int  `json:"cpus"`
+	BaseWindow int  `json:"baseline_window"`
+	BaseBatch  int  `json:"baseline_batch"`
 	// Rounds are the throughput measurements, in order; Baseline, Guard
-	// and Ratio are those of the round with the median ratio.
+	// and Ratio are those of the round with the median ratio, Gain the
+	// median of the baseline's gains over the old baseline.
 	Rounds   []Round    `json:"rounds"`
 	Baseline Throughput `json:"baseline"`
 	Guard    Throughput `json:"guard"`
 	Ratio    float64    `json:"ratio"`
-	// BaseLatency and Latency are measured at the same offered loads, the
+	Gain     float64    `json:"baseline_gain"`
+	// Latency is the interleaved comparisons at each offered load, the
 	// last at the guard's saturation.
-	BaseLatency []Latency `json:"baseline_latency"`
-	Latency     []Latency `json:"latency"`
-	Memory      Memory    `json:"memory"`
+	Latency []Load `json:"latency"`
+	// Scale is the guard's throughput at each number of active runs.
+	Scale []Scale `json:"scale"`
+	// Failures is what the runner warned about in each phase.
+	Failures map[string]Failures `json:"failures"`
+	// Seconds is how long the run took.
+	Seconds float64 `json:"seconds"`
 }
 
 const tenant = "bench"
@@ -41,8 +48,10 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err
 	}
-	cfg.log = log
-	rep := Report{Partitions: cfg.Partitions, Payload: cfg.Payload, Sync: cfg.Sync, CPUs: runtime.NumCPU()}
+	began := time.Now()
+	cfg.log, cfg.warn = log, &warnings{}
+	rep := Report{Partitions: cfg.Partitions, Payload: cfg.Payload, Sync: cfg.Sync, CPUs: runtime.NumCPU(),
+		BaseWindow: cfg.BaseWindow, BaseBatch: cfg.BaseBatch, Failures: map[string]Failures{}}
 	url := cfg.NATSURL
 	if url == "" {
 		dir := cfg.StoreDir
@@ -59,7 +68,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 			return rep, err
 		}
 		defer srv.stop()
-		url = srv.url
+		url, cfg.serverPID = srv.url, srv.cmd.Process.Pid
 	}
 	nc, err := nats.Connect(url, nats.Name("guard-bench"))
 	if err != nil {
@@ -70,26 +79,32 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	b := &baseline{partitions: cfg.Partitions, batch: runner.DefaultConfig(cfg.Partitions).Batch}
-	if err := b.provision(ctx, js); err != nil {
-		return rep, err
+	loops := newLoops(cfg)
+	for _, l := range loops.all() {
+		if err := l.provision(ctx, js); err != nil {
+			return rep, err
+		}
 	}
 	if err := provision(ctx, js, cfg); err != nil {
 		return rep, err
 	}
-	if err := measureThroughput(ctx, cfg, js, url, b, &rep, log); err != nil {
-		return rep, err
+	steps := []struct {
+		name string
+		run  func() error
+	}{
+		{phases[0], func() error { return measureThroughput(ctx, cfg, js, url, loops.old, loops.base, &rep, log) }},
+		{phases[1], func() error { return measureLatency(ctx, cfg, nc, js, url, loops, &rep, log) }},
+		{phases[2], func() error { return measureScale(ctx, cfg, js, url, &rep, log) }},
 	}
-
-	if err := measureLatency(ctx, cfg, nc, js, url, b, &rep, log); err != nil {
-		return rep, err
-	}
-	if cfg.MemRuns > 0 {
-		fmt.Fprintf(log, "memory: %d active runs\n", cfg.MemRuns)
-		if rep.Memory, err = measureMemory(ctx, url, js, cfg); err != nil {
-			return rep, fmt.Errorf("memory: %w", err)
+	for _, p := range steps {
+		before := cfg.warn.count()
+		err := p.run()
+		rep.Failures[p.name] = cfg.warn.since(before)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
+	rep.Seconds = time.Since(began).Seconds()
 	return rep, nil
 }
 
@@ -105,20 +120,14 @@ func phase(ctx context.Context, cfg Config, f func(context.Context) error) error
 func provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 	sc := streams.DefaultConfig()
 	sc.Partitions = cfg.Partitions
+	// Room for the largest scale's events and run state: a benchmark
+	// measures speed, not the caps.
+	sc.EventMaxBytes, sc.RunsMaxBytes = 8<<30, 4<<30
 	if err := streams.Provision(ctx, js, sc); err != nil {
 		return err
 	}
 	_, err := objectstore.Provision(ctx, js, objectstore.DefaultConfig())
 	return err
-}
-
-// guardConsumers returns the names of guard-consumer's consumers.
-func guardConsumers(partitions int) []string {
-	names := make([]string, partitions)
-	for p := range names {
-		names[p] = streams.ConsumerName(p)
-	}
-	return names
 }
 
 // waitDrain waits until guard-consumer has handled every event.

@@ -22,14 +22,16 @@ func TestMain(m *testing.M) {
 }
 
 // TestRun runs a small benchmark end to end: every phase must produce
-// numbers, every call a verdict.
+// numbers, every call a verdict, every event an answer, and no partition
+// may fail.
 func TestRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a small benchmark with a server child process")
 	}
 	cfg := DefaultConfig()
 	cfg.Partitions, cfg.Events, cfg.Runs, cfg.Rounds = 2, 2000, 20, 2
-	cfg.Rates, cfg.RateDuration, cfg.MemRuns, cfg.Timeout = []int{300}, time.Second, 500, time.Minute
+	cfg.Rates, cfg.Window, cfg.Pairs, cfg.Timeout = []int{300}, 300*time.Millisecond, 2, time.Minute
+	cfg.Scale = []int{50, 400}
 	rep, err := Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -38,28 +40,55 @@ func TestRun(t *testing.T) {
 		t.Fatalf("%d throughput rounds, want 2", len(rep.Rounds))
 	}
 	for _, rd := range rep.Rounds {
-		if rd.Baseline.Events != 2000 || rd.Guard.Events != 2000 || rd.Baseline.PerSecond <= 0 || rd.Guard.PerSecond <= 0 ||
-			rd.Baseline.Stored < 1 || rd.Guard.Stored <= 0 {
-			t.Errorf("round %+v", rd)
+		for _, tp := range []Throughput{rd.Old, rd.Baseline, rd.Guard} {
+			if tp.Events != 2000 || tp.PerSecond <= 0 || tp.Stored <= 0 {
+				t.Errorf("round %+v", rd)
+			}
+		}
+		if rd.Old.Stored < 1 || rd.Baseline.Stored < 1 {
+			t.Errorf("round %+v: a baseline stored less than an answer per event", rd)
 		}
 	}
-	if rep.Ratio != rep.Guard.PerSecond/rep.Baseline.PerSecond {
-		t.Errorf("ratio %v of %+v and %+v", rep.Ratio, rep.Guard, rep.Baseline)
+	if rep.Ratio != rep.Guard.PerSecond/rep.Baseline.PerSecond || rep.Gain <= 0 {
+		t.Errorf("ratio %v of %+v and %+v, gain %v", rep.Ratio, rep.Guard, rep.Baseline, rep.Gain)
 	}
-	if len(rep.Latency) != 2 || len(rep.BaseLatency) != 2 {
-		t.Fatalf("%d latency rows, want the offered load and saturation", len(rep.Latency))
+
+	if len(rep.Latency) != 2 || !rep.Latency[1].Saturation {
+		t.Fatalf("%d latency loads, want the offered load and saturation", len(rep.Latency))
 	}
-	for i, l := range rep.Latency {
-		if l.Samples == 0 || l.Missing != 0 || l.P50 <= 0 || rep.BaseLatency[i].Missing != 0 {
-			t.Errorf("latency row %d: guard %+v, baseline %+v", i, l, rep.BaseLatency[i])
+	for _, l := range rep.Latency {
+		if len(l.Guard) != 2 || l.GuardPooled.Missing != 0 || l.GuardPooled.P50 <= 0 {
+			t.Errorf("at %d/s the guard's windows are %+v", l.Offered, l.Guard)
+		}
+		if len(l.Against) != 4 {
+			t.Errorf("at %d/s the guard is compared with %d, want the 2 floors and the baseline", l.Offered, len(l.Against))
+		}
+		for _, c := range l.Against {
+			if len(c.Windows) != 2 || len(c.Ratios) != 2 || c.Pooled.Missing != 0 || c.Pooled.Samples == 0 ||
+				c.Min > c.Median || c.Median > c.Max || c.PooledRatio <= 0 {
+				t.Errorf("at %d/s against %s: %+v", l.Offered, c.Name, c)
+			}
 		}
 	}
-	if rep.Memory.Runs != 500 || rep.Memory.StateBytesPerRun <= 0 {
-		t.Errorf("memory %+v", rep.Memory)
+
+	if len(rep.Scale) != 3 || rep.Scale[0].Runs != 50 || rep.Scale[1].Runs != 400 || rep.Scale[2].Runs != 50 {
+		t.Fatalf("scales %+v, want 50, 400 and 50 again", rep.Scale)
+	}
+	for _, s := range rep.Scale {
+		if s.Err != "" || s.Tp.Events < cfg.Events || s.Tp.Events%(3*s.Runs) != 0 || s.Ratio <= 0 || s.StateBytesPerRun <= 0 {
+			t.Errorf("scale %+v", s)
+		}
+	}
+
+	for _, p := range phases {
+		if f, ok := rep.Failures[p]; !ok || f.Partitions != 0 {
+			t.Errorf("%s: %+v partition failures", p, f)
+		}
 	}
 	var b strings.Builder
 	rep.Print(&b)
-	for _, want := range []string{"ratio guard/baseline, median of 2 rounds", "saturation", "heap bytes per run"} {
+	for _, want := range []string{"guard/baseline, median of 2 rounds", "baseline/old baseline", "(saturation)",
+		"core request/reply", "JetStream loop, 1 partition", "JetStream loop, 2 partitions", "heap B/run", "partition failures: throughput 0"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String())
 		}

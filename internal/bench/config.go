@@ -16,43 +16,56 @@ type Config struct {
 	// Sync makes the started server fsync every write (sync_interval:
 	// always): the durable mode.
 	Sync bool
-	// Partitions of both the baseline and guard-consumer.
+	// Partitions of the baselines, the N-partition floor and
+	// guard-consumer.
 	Partitions int
-	// Events and Runs size the throughput phases: Rounds pairs of them,
-	// the baseline's and the guard's.
+	// Events and Runs size the throughput phases: Rounds rounds of
+	// drains, the old baseline's, the baseline's and the guard's.
 	Events, Runs, Rounds int
 	// Payload is the target size of an event, in bytes.
 	Payload int
-	// Rates are the offered loads, in events/s, latency is measured at,
-	// each for RateDuration; the saturation measurement follows them.
-	Rates        []int
-	RateDuration time.Duration
-	// MemRuns is the number of active runs memory is measured with.
-	MemRuns int
-	// Timeout bounds each phase.
+	// BaseWindow is the baseline's events in flight per partition (its
+	// consumers' MaxAckPending), BaseBatch its pull batch.
+	BaseWindow, BaseBatch int
+	// Rates are the offered loads, in events/s, latency is measured at;
+	// the guard's saturation follows them. At each, Pairs rounds of
+	// windows of Window each compare the guard with every floor and the
+	// baseline.
+	Rates  []int
+	Window time.Duration
+	Pairs  int
+	// Scale is the numbers of active runs the guard's throughput is
+	// measured with; each is reported as a ratio to the first.
+	Scale []int
+	// Timeout bounds each step of a phase: a preload, a drain, a window.
 	Timeout time.Duration
 	// Checkpoint is guard-consumer's checkpoint interval.
 	Checkpoint time.Duration
 	// HeapProfile, when set, is where a heap profile is written with the
-	// active runs of the memory phase loaded.
+	// largest scale's active runs loaded.
 	HeapProfile string
 
-	log io.Writer // Run's progress log, where the runner's warnings go too
+	log       io.Writer // Run's progress log, where the runner's warnings go too
+	warn      *warnings // counts the runner's warnings
+	serverPID int       // the server child's, whose CPU time is measured; 0 if none
 }
 
 // DefaultConfig returns the configuration of the reference measurement.
 func DefaultConfig() Config {
 	return Config{
-		Partitions:   8,
-		Events:       200_000,
-		Runs:         2_000,
-		Rounds:       3,
-		Payload:      256,
-		Rates:        []int{1_000, 5_000, 20_000},
-		RateDuration: 5 * time.Second,
-		MemRuns:      100_000,
-		Timeout:      3 * time.Minute,
-		Checkpoint:   5 * time.Second,
+		Partitions: 8,
+		Events:     200_000,
+		Runs:       2_000,
+		Rounds:     3,
+		Payload:    256,
+		BaseWindow: DefaultBaseWindow,
+		BaseBatch:  DefaultBaseBatch,
+		Rates:      []int{1_000, 5_000, 20_000},
+		Window:     2 * time.Second,
+		Pairs:      5,
+		Scale:      []int{2_000, 100_000, 1_000_000},
+		Timeout:    10 * time.Minute,
+		Checkpoint: 5 * time.Second,
 	}
 }
 
@@ -71,13 +84,24 @@ func (c Config) Validate() error {
 	if c.Payload < 128 || c.Payload > 16<<10 {
 		errs = append(errs, fmt.Errorf("payload %d; want 128 to 16384 bytes", c.Payload))
 	}
+	if c.BaseWindow < 1 || c.BaseWindow > 1<<16 || c.BaseBatch < 1 || c.BaseBatch > c.BaseWindow {
+		errs = append(errs, fmt.Errorf("baseline window %d and batch %d; want a window of 1 to 65536 events and a batch no larger", c.BaseWindow, c.BaseBatch))
+	}
 	for _, r := range c.Rates {
 		if r < 1 {
 			errs = append(errs, fmt.Errorf("rate %d; want at least 1 event/s", r))
 		}
 	}
-	if c.RateDuration <= 0 || c.Timeout <= 0 || c.MemRuns < 0 {
-		errs = append(errs, errors.New("durations must be positive and mem runs not negative"))
+	if c.Pairs < 1 || c.Pairs > 50 {
+		errs = append(errs, fmt.Errorf("pairs %d; want 1 to 50", c.Pairs))
+	}
+	for _, n := range c.Scale {
+		if n < 1 || n > 10_000_000 {
+			errs = append(errs, fmt.Errorf("scale %d runs; want 1 to 10,000,000", n))
+		}
+	}
+	if c.Window <= 0 || c.Timeout <= 0 {
+		errs = append(errs, errors.New("the window and the timeout must be positive"))
 	}
 	return errors.Join(errs...)
 }

@@ -1,17 +1,53 @@
-// Package bench measures guard-consumer against a bare JetStream pipeline
-// on the same server, in one run: throughput of each (events/s, and their
-// ratio), verdict latency at fixed offered loads and at saturation, and the
-// memory and state bytes an active run costs. cmd/guard-bench runs it.
+// Package bench measures guard-consumer against the limits of the server
+// it runs on, in one run. cmd/guard-bench runs it.
 //
-// Throughput is measured by preloading a stream and timing the consumers'
-// drain, so publishers do not compete with consumers for the CPU. The
-// baseline consumes each event, publishes one message with a Nats-Msg-Id,
-// and acks, with the runner's batching and pipelining but no guard logic.
-// Latency is measured open-loop: events are offered at a fixed rate, and
-// for each tool call the time from its publish to the agent receiving its
-// verdict is recorded.
+// What the guard is measured against, each a pipeline in this process on
+// its own connection and its own streams, partitioned as AGENT_EVENTS is:
+//
+//   - The baseline (baseline.go): the simplest consumer with the guard's
+//     delivery guarantees — one consumer per partition answering in
+//     stream order, each answer published with a deterministic
+//     Nats-Msg-Id, an event acked (AckAll) only once its answer is stored
+//     — tuned hard: work in flight bounded by events (MaxAckPending),
+//     answers published without futures, acknowledgements matched by
+//     reply subject and not decoded, acks coalesced.
+//   - The old baseline (lockstep.go): the baseline before issue 14, held
+//     to the runner's limits of the time (four batches in flight). Only
+//     its throughput is measured, to show what the new one gains.
+//   - The floors: core NATS request/reply (a responder echoing each
+//     request), and a bare JetStream verdict loop — events into a stream,
+//     a pull consumer per partition answering each with a core publish
+//     into an answer stream, no message id, no acks — with 1 partition and
+//     with the guard's.
+//
+// Every pipeline's answer echoes the start of its event, where a latency
+// window puts a tag; the guard's answers are its verdicts.
+//
+// The phases:
+//
+//   - Throughput: rounds of drains of the same preloaded events on fresh
+//     runs by the old baseline, the baseline and the guard, in alternating
+//     order; the median ratios are reported, with the messages stored and
+//     the CPU time the process and the server spent per event — on a
+//     shared machine a steadier cost than the rate.
+//   - Latency: at each offered load and at the guard's saturation, rounds
+//     of windows of the same events offered open-loop to every floor, the
+//     baseline and the guard (on fresh runs), the guard's window in the
+//     middle and the others' order rotating; each comparison's guard p99
+//     to its p99, pair by pair, is reported as the median and the range,
+//     and as the ratio of the pooled samples, where a stall that falls in
+//     one window of several still shows. A window waits until its target
+//     has handled everything before the next starts.
+//   - Scaling: for each number of active runs, a fresh runner starts them
+//     all (their starts preloaded), its consumers are paused while events
+//     touching every run alike are preloaded, and their drain is timed;
+//     the first number is measured again at the end, and every throughput
+//     is reported as a ratio to the mean of those two. The runner's heap
+//     per run and the snapshots' mean size are measured on the way.
+//   - Partition failures: the runner's 'partition failed' warnings, from
+//     the logger guard-bench gives it, counted per phase.
 //
 // Every phase is bounded in events and time. Numbers from a shared machine
-// are noisy: compare the ratio, measured in the same run, not absolute
+// are noisy: compare the ratios, measured in the same run, not absolute
 // rates across runs.
 package bench

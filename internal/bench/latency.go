@@ -2,11 +2,9 @@ package bench
 
 import (
 	"context"
-	"fmt"
-	"io"
+	"encoding/binary"
 	"slices"
-	"strconv"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
@@ -14,11 +12,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Latency is the answer latency at one offered load: for guard-consumer,
-// from a tool call's publish to its verdict reaching the agent; for the
-// baseline, from an event's publish to the message answering it.
+// Latency is the answer latency in one window, or in several pooled: for
+// guard-consumer, from a tool call's publish to its verdict reaching the
+// agent; for a floor or the baseline, from an event's publish to its
+// answer reaching the load generator.
 type Latency struct {
-	Offered  int     `json:"offered_events_per_second"` // 0: saturation
+	Offered  int     `json:"offered_events_per_second"`
 	Achieved float64 `json:"achieved_events_per_second"`
 	Samples  int     `json:"samples"`
 	Missing  int     `json:"samples_without_answer"`
@@ -27,151 +26,196 @@ type Latency struct {
 	P999     float64 `json:"p999_ms"`
 }
 
-// recorder matches answers to what they answer, by a key each side knows.
+// target is what a latency window offers events to: the guard, a verdict
+// loop, or the core request/reply responder.
+type target struct {
+	name    string
+	answers string // the subject its answers arrive on
+	// guard: the answers are verdicts, and only tool calls are sampled;
+	// otherwise the answers are echoes of a tag the window puts first in
+	// each event, and every event is sampled.
+	guard bool
+	// core: events are core requests, not JetStream publishes.
+	core    bool
+	subject func(msg) string                // where an event is sent
+	settle  func(ctx context.Context) error // waits until it has handled everything sent
+}
+
+// tagBytes is the tag put first in each event sent to a target that
+// echoes: the window's id and the event's index in it.
+const tagBytes = 8
+
+// recorder holds a window's send and answer times, by event, as
+// nanoseconds after its epoch (plus one: 0 is none).
 type recorder struct {
-	mu   sync.Mutex
-	sent map[string]time.Time
-	got  map[string]time.Time
+	epoch    time.Time
+	sent     []int64 // written by the sender only
+	got      []atomic.Int64
+	sampled  int
+	answered atomic.Int64
 }
 
-func newRecorder() *recorder {
-	return &recorder{sent: map[string]time.Time{}, got: map[string]time.Time{}}
+func newRecorder(n int) *recorder {
+	return &recorder{epoch: time.Now(), sent: make([]int64, n), got: make([]atomic.Int64, n)}
 }
 
-func (r *recorder) send(key string, at time.Time) {
-	r.mu.Lock()
-	r.sent[key] = at
-	r.mu.Unlock()
+func (r *recorder) now() int64 { return int64(time.Since(r.epoch)) + 1 }
+
+func (r *recorder) send(i int) {
+	r.sent[i] = r.now()
+	r.sampled++
 }
 
-func (r *recorder) answer(key string, at time.Time) {
-	r.mu.Lock()
-	if _, seen := r.got[key]; !seen {
-		r.got[key] = at
+// answer records the first answer to event i.
+func (r *recorder) answer(i int) {
+	if i >= 0 && i < len(r.got) && r.got[i].CompareAndSwap(0, r.now()) {
+		r.answered.Add(1)
 	}
-	r.mu.Unlock()
 }
 
-// complete reports whether every key sent has an answer.
-func (r *recorder) complete() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for k := range r.sent {
-		if _, ok := r.got[k]; !ok {
-			return false
+// taken returns the sorted latencies of the sampled events answered, and
+// how many sampled events have no answer.
+func (r *recorder) taken() ([]time.Duration, int) {
+	d := make([]time.Duration, 0, r.sampled)
+	for i, s := range r.sent {
+		if g := r.got[i].Load(); s != 0 && g != 0 {
+			d = append(d, time.Duration(g-s))
 		}
 	}
-	return true
+	slices.Sort(d)
+	return d, r.sampled - len(d)
 }
 
-func (r *recorder) latency(offered int, achieved float64) Latency {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	taken := make([]time.Duration, 0, len(r.sent))
-	for k, t := range r.sent {
-		if a, ok := r.got[k]; ok {
-			taken = append(taken, a.Sub(t))
+// window is one offer of events to a target at a fixed rate.
+type window struct {
+	id   uint32
+	t    *target
+	rate int // events/s; 0 is as fast as possible
+	msgs []msg
+}
+
+// offer sends w's events at its rate and measures the latency of their
+// answers; it returns the latencies, sorted, for pooling. It waits until
+// the target has handled everything.
+func (w window) offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream) (Latency, []time.Duration, error) {
+	out := make([]nats.Msg, len(w.msgs))
+	calls := map[string]int{}
+	for i, m := range w.msgs {
+		out[i] = nats.Msg{Subject: w.t.subject(m), Data: m.data}
+		switch {
+		case w.t.guard:
+			if m.call != "" {
+				calls[m.run+"/"+m.call] = i
+			}
+		default:
+			data := make([]byte, tagBytes+len(m.data))
+			binary.BigEndian.PutUint32(data, w.id)
+			binary.BigEndian.PutUint32(data[4:], uint32(i))
+			copy(data[tagBytes:], m.data)
+			out[i].Data = data
+		}
+		if w.t.core {
+			out[i].Reply = w.t.answers
 		}
 	}
-	slices.Sort(taken)
-	return Latency{
-		Offered: offered, Achieved: achieved, Samples: len(r.sent), Missing: len(r.sent) - len(taken),
-		P50: quantile(taken, 0.5), P99: quantile(taken, 0.99), P999: quantile(taken, 0.999),
-	}
-}
-
-// guardAnswers records verdicts, keyed by run and call.
-func guardAnswers(rec *recorder) nats.MsgHandler {
-	return func(m *nats.Msg) {
-		now := time.Now()
-		var d event.Decision
-		if event.DecodeDecision(m.Data, &d) != nil || !d.Kind.IsVerdict() || d.Call == "" {
-			return
+	rec := newRecorder(len(out))
+	handler := func(m *nats.Msg) {
+		if len(m.Data) >= tagBytes && binary.BigEndian.Uint32(m.Data) == w.id {
+			rec.answer(int(binary.BigEndian.Uint32(m.Data[4:])))
 		}
-		rec.answer(d.Run+"/"+d.Call, now)
 	}
-}
-
-// baseAnswers records baseline outputs, keyed by the event's sequence.
-func baseAnswers(rec *recorder) nats.MsgHandler {
-	return func(m *nats.Msg) {
-		rec.answer(m.Header.Get(seqHeader), time.Now())
+	if w.t.guard {
+		handler = func(m *nats.Msg) {
+			var d event.Decision
+			if event.DecodeDecision(m.Data, &d) != nil || !d.Kind.IsVerdict() || d.Call == "" {
+				return
+			}
+			if i, ok := calls[d.Run+"/"+d.Call]; ok {
+				rec.answer(i)
+			}
+		}
 	}
-}
-
-// offer publishes msgs, each on subject(m), at rate events/s (0: as fast as
-// possible), and measures the latency of the answers arriving on answers.
-// A guard measurement samples tool calls (keyed by run and call); a
-// baseline one samples every event (keyed by its stream sequence, which
-// the publish acknowledgement tells).
-func offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, msgs []msg, rate int,
-	subject func(msg) string, answers string, baseline bool) (Latency, error) {
-	rec := newRecorder()
-	handler := guardAnswers(rec)
-	if baseline {
-		handler = baseAnswers(rec)
-	}
-	sub, err := nc.Subscribe(answers, handler)
+	sub, err := nc.Subscribe(w.t.answers, handler)
 	if err != nil {
-		return Latency{}, err
+		return Latency{}, nil, err
 	}
 	defer sub.Unsubscribe()
 	if err := nc.Flush(); err != nil {
-		return Latency{}, err
+		return Latency{}, nil, err
 	}
 
-	type sentAt struct {
-		f  jetstream.PubAckFuture
-		at time.Time
-	}
-	var base []sentAt
 	start := time.Now()
 	t := time.NewTicker(time.Millisecond)
 	defer t.Stop()
-	for i := 0; i < len(msgs); {
-		due := len(msgs)
-		if rate > 0 {
-			due = min(len(msgs), int(time.Since(start).Seconds()*float64(rate))+1)
+	for i := 0; i < len(out); {
+		due := len(out)
+		if w.rate > 0 {
+			due = min(len(out), int(time.Since(start).Seconds()*float64(w.rate))+1)
 		}
 		for ; i < due; i++ {
-			m := msgs[i]
-			now := time.Now()
-			if !baseline && m.call != "" {
-				rec.send(m.run+"/"+m.call, now)
+			if !w.t.guard || w.msgs[i].call != "" {
+				rec.send(i)
 			}
-			f, err := publishAsync(js, &nats.Msg{Subject: subject(m), Data: m.data})
+			if w.t.core {
+				err = nc.PublishMsg(&out[i])
+			} else {
+				_, err = publishAsync(js, &out[i])
+			}
 			if err != nil {
-				return Latency{}, err
-			}
-			if baseline {
-				base = append(base, sentAt{f, now})
+				return Latency{}, nil, err
 			}
 		}
-		if rate > 0 && i < len(msgs) {
+		if i < len(out) {
 			select {
 			case <-t.C:
 			case <-ctx.Done():
-				return Latency{}, ctx.Err()
+				return Latency{}, nil, ctx.Err()
 			}
 		}
 	}
-	<-js.PublishAsyncComplete()
-	achieved := float64(len(msgs)) / time.Since(start).Seconds()
-	for _, s := range base {
+	if w.t.core {
+		err = nc.Flush()
+	} else {
 		select {
-		case ack := <-s.f.Ok():
-			rec.send(strconv.FormatUint(ack.Sequence, 10), s.at)
-		case err := <-s.f.Err():
-			return Latency{}, err
+		case <-js.PublishAsyncComplete():
+		case <-ctx.Done():
+			err = ctx.Err()
 		}
 	}
-
-	// Give the last answers time to arrive.
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && !rec.complete() {
-		time.Sleep(20 * time.Millisecond)
+	if err != nil {
+		return Latency{}, nil, err
 	}
-	return rec.latency(rate, achieved), nil
+	achieved := float64(len(out)) / time.Since(start).Seconds()
+
+	// Give the last answers time to arrive, then let the target finish.
+	deadline := time.Now().Add(answerWait)
+	for time.Now().Before(deadline) && rec.answered.Load() < int64(rec.sampled) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := w.t.settle(ctx); err != nil {
+		return Latency{}, nil, err
+	}
+	taken, missing := rec.taken()
+	return Latency{
+		Offered: w.rate, Achieved: achieved, Samples: rec.sampled, Missing: missing,
+		P50: quantile(taken, 0.5), P99: quantile(taken, 0.99), P999: quantile(taken, 0.999),
+	}, taken, nil
+}
+
+// answerWait bounds the wait for a window's last answers.
+const answerWait = 10 * time.Second
+
+// pooled returns the latency of windows' samples together.
+func pooled(windows []Latency, samples [][]time.Duration) Latency {
+	var p Latency
+	for _, w := range windows {
+		p.Offered, p.Samples, p.Missing = w.Offered, p.Samples+w.Samples, p.Missing+w.Missing
+		p.Achieved += w.Achieved / float64(len(windows))
+	}
+	all := slices.Concat(samples...)
+	slices.Sort(all)
+	p.P50, p.P99, p.P999 = quantile(all, 0.5), quantile(all, 0.99), quantile(all, 0.999)
+	return p
 }
 
 func quantile(sorted []time.Duration, q float64) float64 {
@@ -182,53 +226,15 @@ func quantile(sorted []time.Duration, q float64) float64 {
 	return float64(sorted[i].Microseconds()) / 1000
 }
 
-// measureLatency measures the baseline's and the guard's decision latency
-// at every offered load and then at the guard's saturation, on fresh runs,
-// with both pipelines running.
-func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream.JetStream, url string, b *baseline, rep *Report, log io.Writer) error {
-	base, err := startBaseline(ctx, url, cfg, b)
-	if err != nil {
-		return err
+// median returns the median of xs, the mean of the middle two for an even
+// count; 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
 	}
-	defer base.stop()
-	g, err := startGuard(ctx, url, cfg)
-	if err != nil {
-		return err
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
 	}
-	defer g.stop() // one owner at a time: the memory phase starts its own
-	for _, rate := range append(slices.Clone(cfg.Rates), 0) {
-		n := rate * int(cfg.RateDuration.Seconds())
-		offered := rate
-		if rate == 0 {
-			n = min(int(rep.Guard.PerSecond*cfg.RateDuration.Seconds()), cfg.Events)
-			offered = int(rep.Guard.PerSecond)
-		}
-		m := Mix{Tenant: tenant, Runs: max(n/100, 1), Events: max(n, 1000), Payload: cfg.Payload, Prefix: "l" + strconv.Itoa(rate) + "-"}
-		msgs := m.events()
-		fmt.Fprintf(log, "latency at %s: %d events\n", rateName(rate), len(msgs))
-		var bl, gl Latency
-		err := phase(ctx, cfg, func(ctx context.Context) (err error) {
-			if bl, err = offer(ctx, nc, js, msgs, offered, baseMsgSubject, "bench.out.>", true); err != nil {
-				return err
-			}
-			gl, err = offer(ctx, nc, js, msgs, offered, agentSubject, "guard.ctl."+tenant+".*.*", false)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("latency at %s: %w", rateName(rate), err)
-		}
-		bl.Offered, gl.Offered = rate, rate
-		rep.BaseLatency, rep.Latency = append(rep.BaseLatency, bl), append(rep.Latency, gl)
-		if _, err := waitDrain(ctx, cfg, js); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func rateName(rate int) string {
-	if rate == 0 {
-		return "saturation"
-	}
-	return strconv.Itoa(rate) + " events/s"
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -24,6 +24,10 @@ type Mix struct {
 	Events  int // events in all
 	Payload int // target payload size in bytes
 	Prefix  string
+	// Plain leaves out the looping and leased runs, and spreads the
+	// results that name a workspace path over runs as well as calls, so
+	// that events cost alike however many each run has.
+	Plain bool
 }
 
 var tools = []string{"read_file", "grep", "edit_file", "run_tests", "list_dir", "web_search"}
@@ -75,7 +79,11 @@ func (m Mix) events() []msg {
 
 func (m Mix) run(r, n int) []msg {
 	id := fmt.Sprintf("%sr%d", m.Prefix, r)
-	looper, leased := r%20 == 7, r%4 == 1
+	looper, leased := r%20 == 7 && !m.Plain, r%4 == 1 && !m.Plain
+	stored := 0 // the results that name a workspace path: those where (k+stored)%8 is 5
+	if m.Plain {
+		stored = r // one in 8 at every length of run
+	}
 	var seq int64
 	var out []msg
 	add := func(ev event.Event) {
@@ -104,7 +112,7 @@ func (m Mix) run(r, n int) []msg {
 		call := fmt.Sprintf("c%d", k+1)
 		add(event.Event{Kind: event.KindCall, Call: call, Tool: tool, Args: args})
 		out := id + "/" + call + ": " + pad(m.Payload/2)
-		if k%8 == 5 { // names a workspace path: the model sees it relative, the store keeps the output
+		if (k+stored)%8 == 5 { // names a workspace path: the model sees it relative, the store keeps the output
 			out = "/work/" + out
 		}
 		add(event.Event{Kind: event.KindResult, Call: call, Out: out})

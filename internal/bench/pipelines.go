@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// running is a pipeline, the guard's or the baseline's, running in this
-// process until stopped; stop may be called more than once.
+// running is a pipeline, the guard's, a loop or the responder, running in
+// this process until stopped; stop may be called more than once.
 type running struct {
 	stop func()
 }
@@ -31,45 +31,62 @@ func stopOnce(cancel context.CancelFunc, done <-chan struct{}, then func()) func
 	}
 }
 
-// startBaseline runs the baseline on its own connection, configured as
-// the runner's, until stopped.
-func startBaseline(ctx context.Context, url string, cfg Config, b *baseline) (*running, error) {
-	nc, js, err := connect(url, "guard-bench baseline")
+// startLoop runs l on its own connection until stopped.
+func startLoop(ctx context.Context, url string, cfg Config, l *loop) (*running, error) {
+	nc, err := nats.Connect(url, nats.Name("guard-bench "+l.name))
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
-		if err := b.run(ctx, js); err != nil {
-			fmt.Fprintf(cfg.log, "baseline: %v\n", err)
+		if err := l.run(ctx, nc); err != nil {
+			fmt.Fprintf(cfg.log, "%s: %v\n", l.name, err)
 		}
 		close(done)
 	}()
 	return &running{stop: stopOnce(cancel, done, nc.Close)}, nil
 }
 
-// connect opens a connection with the runner's publish settings.
-func connect(url, name string) (*nats.Conn, jetstream.JetStream, error) {
-	nc, err := nats.Connect(url, nats.Name(name))
+// replySubject is where the core request/reply floor's responder listens.
+const replySubject = "bench.rr"
+
+// startResponder runs the core request/reply floor on its own connection:
+// a responder that answers each request with its echo.
+func startResponder(url string) (*running, error) {
+	nc, err := nats.Connect(url, nats.Name("guard-bench responder"))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rc := runner.DefaultConfig(1)
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(rc.PublishTimeout), jetstream.WithPublishAsyncMaxPending(rc.MaxPending))
-	if err != nil {
+	if _, err := nc.Subscribe(replySubject, func(m *nats.Msg) { _ = nc.Publish(m.Reply, echo(m.Data)) }); err != nil {
 		nc.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return nc, js, nil
+	if err := nc.Flush(); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	var once sync.Once
+	return &running{stop: func() { once.Do(nc.Close) }}, nil
 }
 
 // startGuard runs guard-consumer's runner on its own connection, as it
 // would run in its own process: the agents' traffic does not queue behind
-// its own.
+// its own. Its warnings go to the progress log and are counted.
 func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
-	nc, js, err := connect(url, "guard-bench runner")
+	nc, err := nats.Connect(url, nats.Name("guard-bench runner"))
 	if err != nil {
+		return nil, err
+	}
+	rc := runner.DefaultConfig(cfg.Partitions)
+	rc.CheckpointInterval = cfg.Checkpoint
+	// The fleet is one tenant whose preloaded events the server stored
+	// far faster than a tenant may send: admission still runs on every
+	// event, with no tenant limit to refuse them.
+	rc.Admission.Tenant = runner.Rate{}
+	js, err := jetstream.New(nc) // the output store reads through it; the runner writes
+	if err != nil {
+		nc.Close()
 		return nil, err
 	}
 	outputs, err := objectstore.Open(ctx, js, objectstore.DefaultConfig())
@@ -77,9 +94,7 @@ func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
 		nc.Close()
 		return nil, err
 	}
-	rc := runner.DefaultConfig(cfg.Partitions)
-	rc.CheckpointInterval = cfg.Checkpoint
-	rc.Logger = slog.New(slog.NewTextHandler(cfg.log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rc.Logger = slog.New(cfg.warn.counting(slog.NewTextHandler(cfg.log, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	r, err := runner.New(ctx, nc, guard.Chain(guard.DefaultPolicy()), rc, runner.WithOutputs(outputs))
 	if err != nil {
 		nc.Close()

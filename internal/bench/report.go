@@ -3,38 +3,116 @@ package bench
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"text/tabwriter"
+	"time"
 )
 
-// Print writes the report as a readable table.
+// phases are the report's phases, in order.
+var phases = []string{"throughput", "latency", "scaling"}
+
+// Print writes the report as readable tables.
 func (r Report) Print(w io.Writer) {
 	mode := "default fsync (sync_interval 2m)"
 	if r.Sync {
 		mode = "sync_interval: always"
 	}
-	fmt.Fprintf(w, "\nguard-bench: %d partitions, %d-byte events, %d CPUs, %s\n\n", r.Partitions, r.Payload, r.CPUs, mode)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "throughput\tround\tevents\tseconds\tevents/s\tstored/event\tratio\t")
+	fmt.Fprintf(w, "\nguard-bench: %d partitions, %d-byte events, %d CPUs, %s\n", r.Partitions, r.Payload, r.CPUs, mode)
+	fmt.Fprintf(w, "baseline: %d events in flight per partition, pulls of %d\n\n", r.BaseWindow, r.BaseBatch)
+	tw := table(w)
+	fmt.Fprintln(tw, "throughput\tround\tevents\tseconds\tevents/s\tstored/event\tcpu µs/event\tratio\t")
 	for i, rd := range r.Rounds {
-		fmt.Fprintf(tw, "bare JetStream pipeline\t%d\t%d\t%.2f\t%.0f\t%.2f\t\t\n", i+1, rd.Baseline.Events, rd.Baseline.Seconds, rd.Baseline.PerSecond, rd.Baseline.Stored)
-		fmt.Fprintf(tw, "guard-consumer, every guard\t%d\t%d\t%.2f\t%.0f\t%.2f\t%.2f\t\n", i+1, rd.Guard.Events, rd.Guard.Seconds, rd.Guard.PerSecond, rd.Guard.Stored, rd.Ratio)
-	}
-	fmt.Fprintf(tw, "ratio guard/baseline, median of %d rounds\t\t\t\t\t\t%.2f\t\n", len(r.Rounds), r.Ratio)
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "latency (ms)\toffered/s\tbase p50\tbase p99\tbase p99.9\tguard p50\tguard p99\tguard p99.9\tp99 ratio\tno answer\t")
-	for i, l := range r.Latency {
-		b := r.BaseLatency[i]
-		offered := fmt.Sprint(l.Offered)
-		if l.Offered == 0 {
-			offered = "saturation"
+		for _, row := range []struct {
+			name  string
+			tp    Throughput
+			ratio string
+		}{
+			{"old baseline (runner's limits)", rd.Old, ""},
+			{"baseline", rd.Baseline, fmt.Sprintf("%.2f", rd.Gain)},
+			{"guard-consumer, every guard", rd.Guard, fmt.Sprintf("%.2f", rd.Ratio)},
+		} {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.0f\t%.2f\t%s\t%s\t\n", row.name, i+1, row.tp.Events, row.tp.Seconds, row.tp.PerSecond, row.tp.Stored, row.tp.cpu(), row.ratio)
 		}
-		fmt.Fprintf(tw, "\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t\n", offered,
-			b.P50, b.P99, b.P999, l.P50, l.P99, l.P999, l.P99/max(b.P99, 0.001), l.Missing+b.Missing)
 	}
+	fmt.Fprintf(tw, "baseline/old baseline, median of %d rounds\t\t\t\t\t\t\t%.2f\t\n", len(r.Rounds), r.Gain)
+	fmt.Fprintf(tw, "guard/baseline, median of %d rounds\t\t\t\t\t\t\t%.2f\t\n", len(r.Rounds), r.Ratio)
 	tw.Flush()
-	if r.Memory.Runs > 0 {
-		fmt.Fprintf(w, "\nmemory: %d active runs, %.0f heap bytes per run, %.0f state bytes per run\n", r.Memory.Runs, r.Memory.HeapBytesPerRun, r.Memory.StateBytesPerRun)
+
+	if len(r.Latency) > 0 {
+		fmt.Fprintf(w, "\nlatency (ms): %d interleaved pairs at each load; medians of the windows, the guard's p99 ratio to each (median, min-max, pooled samples)\n", len(r.Latency[0].Guard))
+		tw = table(w)
+		fmt.Fprintln(tw, "offered/s\tagainst\tits p50\tits p99\tguard p50\tguard p99\tp99 ratio\tmin-max\tpooled\tno answer\t")
+		for _, l := range r.Latency {
+			offered := strconv.Itoa(l.Offered)
+			if l.Saturation {
+				offered += " (saturation)"
+			}
+			gp50, gp99 := medianOf(l.Guard, func(x Latency) float64 { return x.P50 }), medianOf(l.Guard, func(x Latency) float64 { return x.P99 })
+			for _, c := range l.Against {
+				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f-%.2f\t%.2f\t%d\t\n", offered, c.Name,
+					medianOf(c.Windows, func(x Latency) float64 { return x.P50 }), medianOf(c.Windows, func(x Latency) float64 { return x.P99 }),
+					gp50, gp99, c.Median, c.Min, c.Max, c.PooledRatio, c.Pooled.Missing+l.GuardPooled.Missing)
+				offered = ""
+			}
+		}
+		tw.Flush()
 	}
+
+	if len(r.Scale) > 0 {
+		fmt.Fprintln(w)
+		tw = table(w)
+		fmt.Fprintln(tw, "scaling: active runs\tevents\tseconds\tevents/s\tstored/event\tcpu µs/event\tratio\tload s\theap B/run\tstate B/run\t")
+		var errs []string
+		for _, s := range r.Scale {
+			tp := fmt.Sprintf("%d\t%.2f\t%.0f\t%.2f\t%s\t%.2f", s.Tp.Events, s.Tp.Seconds, s.Tp.PerSecond, s.Tp.Stored, s.Tp.cpu(), s.Ratio)
+			if s.Err != "" {
+				tp = "-\t-\t-\t-\t-\t-"
+				errs = append(errs, fmt.Sprintf("%d active runs not measured: %s", s.Runs, s.Err))
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%.1f\t%.0f\t%.0f\t\n", s.Runs, tp, s.LoadSeconds, s.HeapBytesPerRun, s.StateBytesPerRun)
+		}
+		tw.Flush()
+		for _, e := range errs {
+			fmt.Fprintln(w, e)
+		}
+	}
+
+	fmt.Fprint(w, "\npartition failures:")
+	warned := 0
+	for i, p := range phases {
+		f, ok := r.Failures[p]
+		if !ok {
+			continue
+		}
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(w, "%s %s %d", sep, p, f.Partitions)
+		warned += f.Warnings
+	}
+	fmt.Fprintf(w, " (runner warnings in all: %d)\n", warned)
+	fmt.Fprintf(w, "guard-bench took %v\n", (time.Duration(r.Seconds) * time.Second).Round(time.Second))
+}
+
+// cpu formats the CPU time per event: the process's, plus the server's
+// when it was measured.
+func (t Throughput) cpu() string {
+	if t.ServerCPU == 0 {
+		return fmt.Sprintf("%.1f", t.CPU)
+	}
+	return fmt.Sprintf("%.1f+%.1f", t.CPU, t.ServerCPU)
+}
+
+func table(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+}
+
+// medianOf returns the median of f over ls.
+func medianOf(ls []Latency, f func(Latency) float64) float64 {
+	xs := make([]float64, len(ls))
+	for i, l := range ls {
+		xs[i] = f(l)
+	}
+	return median(xs)
 }

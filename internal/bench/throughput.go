@@ -25,72 +25,106 @@ type Throughput struct {
 	// copies, checkpoints and timers. It is what the server's work
 	// scales with.
 	Stored float64 `json:"stored_per_event"`
+	// CPU and ServerCPU are the CPU time, in µs per event, the
+	// benchmark process (the pipeline, and a little polling) and the
+	// server child spent during the drain: a cost the other work on a
+	// shared machine does not change much, unlike the rate.
+	CPU       float64 `json:"cpu_us_per_event"`
+	ServerCPU float64 `json:"server_cpu_us_per_event"`
 }
 
-// Round is one pair of drains of the same events on fresh runs: the
-// baseline's, then the guard's, close enough in time that the machine's
-// noise touches both alike.
+// Round is one drain of the same events on fresh runs by each of the old
+// baseline, the baseline and the guard, close enough in time that the
+// machine's noise touches them alike.
 type Round struct {
+	Old      Throughput `json:"old_baseline"`
 	Baseline Throughput `json:"baseline"`
 	Guard    Throughput `json:"guard"`
-	Ratio    float64    `json:"ratio"`
+	// Ratio is the guard's events/s to the baseline's, Gain the
+	// baseline's to the old baseline's.
+	Ratio float64 `json:"ratio"`
+	Gain  float64 `json:"gain"`
+}
+
+// drainer is a pipeline a throughput round drains events through.
+type drainer struct {
+	subject   func(msg) string // where an agent event is published for it
+	stream    string
+	consumers []string
+	start     func() (*running, error)
 }
 
 // measureThroughput measures cfg.Rounds rounds into rep, and takes the
-// round with the median ratio as the result.
-func measureThroughput(ctx context.Context, cfg Config, js jetstream.JetStream, url string, b *baseline, rep *Report, log io.Writer) error {
+// round with the median ratio as the result. Rounds alternate the order of
+// the drains, so that a drift in the machine's speed favours none.
+func measureThroughput(ctx context.Context, cfg Config, js jetstream.JetStream, url string, old, base *loop, rep *Report, log io.Writer) error {
+	loopDrainer := func(l *loop) drainer {
+		in, _ := l.streams()
+		return drainer{subject: func(m msg) string { return l.subject(m.subject) }, stream: in, consumers: l.consumers(),
+			start: func() (*running, error) { return startLoop(ctx, url, cfg, l) }}
+	}
+	guardDrain := drainer{subject: agentSubject, stream: streams.EventStream, consumers: guardConsumers(cfg.Partitions),
+		start: func() (*running, error) { return startGuard(ctx, url, cfg) }}
+	names := []string{"old baseline", "baseline", "guard"}
 	for i := range cfg.Rounds {
 		mix := Mix{Tenant: tenant, Runs: cfg.Runs, Events: cfg.Events, Payload: cfg.Payload, Prefix: "t" + strconv.Itoa(i) + "-"}
 		events := mix.events()
-		fmt.Fprintf(log, "throughput round %d of %d: %d events over %d partitions, baseline then guard\n", i+1, cfg.Rounds, len(events), cfg.Partitions)
-		bt, err := timeDrain(ctx, cfg, js, events, baseMsgSubject, baseIn, b.consumers(), func() (*running, error) {
-			return startBaseline(ctx, url, cfg, b)
-		})
-		if err != nil {
-			return fmt.Errorf("baseline: %w", err)
+		order := []int{0, 1, 2}
+		if i%2 == 1 {
+			slices.Reverse(order)
 		}
-		gt, err := timeDrain(ctx, cfg, js, events, agentSubject, streams.EventStream, guardConsumers(cfg.Partitions), func() (*running, error) {
-			return startGuard(ctx, url, cfg)
-		})
-		if err != nil {
-			return fmt.Errorf("guard: %w", err)
+		fmt.Fprintf(log, "throughput round %d of %d: %d events over %d partitions\n", i+1, cfg.Rounds, len(events), cfg.Partitions)
+		var tps [3]Throughput
+		for _, k := range order {
+			d := []drainer{loopDrainer(old), loopDrainer(base), guardDrain}[k]
+			tp, err := timeDrain(ctx, cfg, js, events, d)
+			if err != nil {
+				return fmt.Errorf("%s: %w", names[k], err)
+			}
+			tps[k] = tp
 		}
-		rep.Rounds = append(rep.Rounds, Round{Baseline: bt, Guard: gt, Ratio: gt.PerSecond / bt.PerSecond})
+		rep.Rounds = append(rep.Rounds, Round{Old: tps[0], Baseline: tps[1], Guard: tps[2],
+			Ratio: tps[2].PerSecond / tps[1].PerSecond, Gain: tps[1].PerSecond / tps[0].PerSecond})
 	}
 	byRatio := slices.Clone(rep.Rounds)
 	slices.SortFunc(byRatio, func(a, b Round) int { return cmp.Compare(a.Ratio, b.Ratio) })
 	med := byRatio[len(byRatio)/2]
 	rep.Baseline, rep.Guard, rep.Ratio = med.Baseline, med.Guard, med.Ratio
+	gains := make([]float64, len(rep.Rounds))
+	for i, rd := range rep.Rounds {
+		gains[i] = rd.Gain
+	}
+	rep.Gain = median(gains)
 	return nil
 }
 
-// timeDrain preloads events, starts a pipeline and times how long its
-// consumers of stream take to handle them all; it stops the pipeline.
-func timeDrain(ctx context.Context, cfg Config, js jetstream.JetStream, events []msg, subject func(msg) string,
-	stream string, consumers []string, start func() (*running, error)) (Throughput, error) {
-	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, events, subject) }); err != nil {
+// timeDrain preloads events, starts d's pipeline and times how long its
+// consumers take to handle them all; it stops the pipeline.
+func timeDrain(ctx context.Context, cfg Config, js jetstream.JetStream, events []msg, d drainer) (Throughput, error) {
+	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, events, d.subject) }); err != nil {
 		return Throughput{}, err
 	}
 	before, err := storedMessages(ctx, js)
 	if err != nil {
 		return Throughput{}, err
 	}
-	began := time.Now()
-	r, err := start()
+	cpu, began := readCPU(cfg.serverPID), time.Now()
+	r, err := d.start()
 	if err != nil {
 		return Throughput{}, err
 	}
 	defer r.stop()
 	var done time.Time
 	err = phase(ctx, cfg, func(ctx context.Context) (err error) {
-		done, err = drain(ctx, js, stream, consumers)
+		done, err = drain(ctx, js, d.stream, d.consumers)
 		return err
 	})
 	if err != nil {
 		return Throughput{}, err
 	}
-	after, err := storedMessages(ctx, js)
 	tp := throughput(len(events), done.Sub(began))
+	tp.CPU, tp.ServerCPU = readCPU(cfg.serverPID).perEvent(cpu, len(events))
+	after, err := storedMessages(ctx, js)
 	tp.Stored = float64(after-before) / float64(len(events))
 	return tp, err
 }
@@ -156,16 +190,4 @@ func drain(ctx context.Context, js jetstream.JetStream, stream string, consumers
 
 func throughput(events int, d time.Duration) Throughput {
 	return Throughput{Events: events, Seconds: d.Seconds(), PerSecond: float64(events) / d.Seconds()}
-}
-
-// publishAsync publishes asynchronously, waiting for the server to catch up
-// whenever too many publishes are outstanding.
-func publishAsync(js jetstream.JetStream, m *nats.Msg, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
-	for {
-		f, err := js.PublishMsgAsync(m, opts...)
-		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
-			return f, err
-		}
-		<-js.PublishAsyncComplete()
-	}
 }
