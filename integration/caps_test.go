@@ -57,11 +57,14 @@ func TestFloodMeetsTheStreamCaps(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
+			// An agent's pace, well under its admission limit.
+			pace := time.NewTicker(10 * time.Millisecond)
+			defer pace.Stop()
 			for i := 0; ; i++ {
 				select {
 				case <-stop:
 					return
-				default:
+				case <-pace.C:
 				}
 				start := time.Now()
 				v, err := calm.Call(ctx, client.Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"src/f%d.go"}`, len(latencies)+i*1000)})

@@ -94,26 +94,34 @@ func (r Rate) share(partitions int) Rate {
 // buckets in a, and reports whether there was room. The arithmetic is in
 // integers, so a replay on any machine decides the same.
 func (r Rate) admit(a *processors.Admitted, now int64, size int) bool {
-	const ns = 1_000_000_000
-	if a.At == 0 {
-		a.Events, a.Bytes = r.Burst*ns, r.BurstBytes*ns
-	} else if dt := now - a.At; dt > 0 {
-		a.Events = refill(a.Events, dt, r.Events, r.Burst*ns)
-		a.Bytes = refill(a.Bytes, dt, r.Bytes, r.BurstBytes*ns)
-	}
-	a.At = max(a.At, now)
-	cost, bytes := int64(ns), int64(size)*ns
-	if r.Events > 0 && a.Events < cost || r.Bytes > 0 && a.Bytes < bytes {
+	if !r.fits(a, now, size) {
 		return false
 	}
 	if r.Events > 0 {
-		a.Events -= cost
+		a.Events -= nanos
 	}
 	if r.Bytes > 0 {
-		a.Bytes -= bytes
+		a.Bytes -= int64(size) * nanos
 	}
 	return true
 }
+
+// fits refills the buckets in a to server time now (ns) and reports
+// whether they have room for one event of size bytes, taking nothing.
+func (r Rate) fits(a *processors.Admitted, now int64, size int) bool {
+	if a.At == 0 {
+		a.Events, a.Bytes = r.Burst*nanos, r.BurstBytes*nanos
+	} else if dt := now - a.At; dt > 0 {
+		a.Events = refill(a.Events, dt, r.Events, r.Burst*nanos)
+		a.Bytes = refill(a.Bytes, dt, r.Bytes, r.BurstBytes*nanos)
+	}
+	a.At = max(a.At, now)
+	return (r.Events == 0 || a.Events >= nanos) && (r.Bytes == 0 || a.Bytes >= int64(size)*nanos)
+}
+
+// nanos is a token's worth: buckets hold tokens times a second in
+// nanoseconds, so that any elapsed time refills them exactly.
+const nanos = 1_000_000_000
 
 // refill adds dt nanoseconds at rate tokens per second to tokens, up to
 // full.
@@ -147,21 +155,28 @@ func newLimiter(cfg Admission, partitions int) limiter {
 	return limiter{cfg: cfg, tenant: cfg.Tenant.share(partitions), tenants: map[string]*processors.Admitted{}}
 }
 
-// tenantAdmits takes rec from its tenant's buckets.
-func (l *limiter) tenantAdmits(rec *record) bool {
-	if l.tenant.Events == 0 && l.tenant.Bytes == 0 {
-		return true
-	}
+// buckets returns the buckets of rec's tenant.
+func (l *limiter) buckets(rec *record) *processors.Admitted {
 	b := l.tenants[rec.subj.Tenant]
 	if b == nil {
 		b = &processors.Admitted{}
 		l.tenants[strings.Clone(rec.subj.Tenant)] = b
 	}
-	return l.tenant.admit(b, rec.at.UnixNano(), len(rec.data))
+	return b
 }
 
-// admit checks the events of recs against the tenant limit, before the
-// runs they belong to are loaded, and returns the keys of the runs to
+// tenantFits reports whether rec's tenant has room for it, taking nothing.
+func (l *limiter) tenantFits(rec *record) bool {
+	return l.tenant.Events == 0 && l.tenant.Bytes == 0 || l.tenant.fits(l.buckets(rec), rec.at.UnixNano(), len(rec.data))
+}
+
+// tenantAdmits takes rec from its tenant's buckets.
+func (l *limiter) tenantAdmits(rec *record) bool {
+	return l.tenant.Events == 0 && l.tenant.Bytes == 0 || l.tenant.admit(l.buckets(rec), rec.at.UnixNano(), len(rec.data))
+}
+
+// admit refuses the events of recs whose tenant has no room left, before
+// the runs they belong to are loaded, and returns the keys of the runs to
 // load: a flood of events of runs never seen costs no reads.
 func (t *tenure) admit(recs []record, keys []string) []string {
 	for i := range recs {
@@ -174,7 +189,7 @@ func (t *tenure) admit(recs []record, keys []string) []string {
 			continue // the event path dead-letters it
 		}
 		rec.subj, rec.parsed = subj, true
-		if !t.lim.tenantAdmits(rec) {
+		if !t.lim.tenantFits(rec) {
 			rec.over = overTenant
 			continue
 		}
@@ -185,10 +200,23 @@ func (t *tenure) admit(recs []record, keys []string) []string {
 	return keys
 }
 
-// admitRun takes rec, which passed its tenant's limit and whose run is
-// loaded, from its run's buckets. A refused event is counted against the
-// run, which is advised at the first and stopped at StopAfter.
+// admitRun takes rec, whose tenant had room and whose run is loaded, from
+// its run's buckets, then from its tenant's. An event its run refuses is
+// not taken from its tenant: a run over its own limit does not use up
+// what its tenant's other runs may send.
 func (t *tenure) admitRun(ctx context.Context, rec *record, s sink) error {
+	if err := t.runAdmits(ctx, rec, s); err != nil || rec.over != "" {
+		return err
+	}
+	if !t.lim.tenantAdmits(rec) {
+		rec.over = overTenant
+	}
+	return nil
+}
+
+// runAdmits takes rec from its run's buckets. A refused event is counted
+// against the run, which is advised at the first and stopped at StopAfter.
+func (t *tenure) runAdmits(ctx context.Context, rec *record, s sink) error {
 	l := &t.lim
 	if l.cfg.Run.Events == 0 && l.cfg.Run.Bytes == 0 {
 		return nil

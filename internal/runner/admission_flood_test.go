@@ -21,7 +21,8 @@ import (
 // one by one as undecodable; the rest are refused unread, in a few
 // dead letters of reason rate_limited that name every one of them. The run
 // is advised once to slow down and stopped at its 300th refused event; a
-// run beside it in the same partition gets every verdict.
+// run of the same tenant beside it, in the same partition, gets every
+// verdict: what its run refuses is not taken from the tenant's limit.
 func TestFloodedRunIsRateLimited(t *testing.T) {
 	s := natstest.RunServer(t, "")
 	nc, js := natstest.Connect(t, s)
@@ -31,6 +32,7 @@ func TestFloodedRunIsRateLimited(t *testing.T) {
 	cfg := runner.DefaultConfig(1)
 	cfg.AckWait, cfg.PublishTimeout = 2*time.Second, time.Second
 	cfg.Admission.Run = runner.Rate{Events: 50, Burst: 20}
+	cfg.Admission.Tenant = runner.Rate{Events: 10, Burst: 100}
 	cfg.Admission.StopAfter = 300
 	runnertest.Start(t, nc, guard.Chain(guard.DefaultPolicy()), cfg)
 

@@ -192,10 +192,13 @@ func (c *checkpointer) step(ctx context.Context, w *checkpointing, block bool) (
 		}
 		return true, nil
 	case c.pipe.stored < w.seq:
-		if block {
-			return true, c.pipe.settle(ctx, true)
+		if !block {
+			return false, nil // the events' decisions first
 		}
-		return false, nil // the events' decisions first
+		if c.pipe.idle() {
+			return false, fmt.Errorf("runner: partition %d: checkpoint at sequence %d, but events are stored up to %d only and none are in flight", c.id, w.seq, c.pipe.stored)
+		}
+		return true, c.pipe.settle(ctx, true)
 	case w.sent < len(w.entries):
 		if !block && w.sent-w.stored >= checkpointInflight {
 			return false, nil // the server stores the ones sent first

@@ -17,7 +17,7 @@ const suspectAfter = 250 * time.Millisecond
 // pending is a handled batch whose publishes are not all stored yet.
 type pending struct {
 	last  jetstream.Msg // acking it acks the batch (AckAll)
-	seq   uint64        // last's stream sequence
+	seq   uint64        // the last stream sequence handled when it ended
 	n     int           // events in the batch
 	start time.Time     // when its first event was taken
 	ended time.Time     // when it was handled and its publishes made
@@ -47,8 +47,9 @@ type pipeline struct {
 // begin starts a batch.
 func (pl *pipeline) begin() { pl.start = time.Now() }
 
-// end closes the batch of n events whose last is last, at stream sequence
-// seq, and queues it to be acked.
+// end closes the batch of n events whose last is last, and queues it to
+// be acked; once it is, every event up to stream sequence seq, the last
+// the tenure handled, has its effects stored.
 func (pl *pipeline) end(last jetstream.Msg, seq uint64, n int) {
 	pl.inflight = append(pl.inflight, pending{last: last, seq: seq, n: n, start: pl.start, ended: time.Now(), end: pl.pub.next})
 	pl.events += n

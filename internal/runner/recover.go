@@ -65,15 +65,17 @@ func (t *tenure) recover(ctx context.Context, first *record) error {
 		return err
 	}
 	floor, delivered := info.AckFloor.Stream, info.Delivered.Stream
-	var stop uint64 // where consuming takes over; 0: after delivered
-	if first.delivered == 1 {
-		stop = first.seq
-	}
 	// How many deliveries each range had, if the consumer says: an event
 	// of the partition that is gone shows as a delivery with no event.
 	acked, sent := info.AckFloor.Consumer, info.Delivered.Consumer
-	if stop > 0 {
-		sent = first.cseq - 1
+	var stop uint64 // where consuming takes over; 0: after delivered
+	if first.delivered == 1 {
+		stop, sent = first.seq, first.cseq-1
+		// No one handled first or anything after it. The ack floor may
+		// still be past it: under AckAll, the server acks a pending event
+		// that the stream's limits remove, and with it every event
+		// before (docs/decisions/0023-stream-limits.md).
+		floor, acked = min(floor, stop-1), min(acked, sent)
 	}
 	if floor > t.handled {
 		p.log.Info("replaying from the checkpoint", "from", t.handled+1, "to", floor)

@@ -231,9 +231,10 @@ func (t *tenure) handleBatch(ctx context.Context, batch []jetstream.Msg) error {
 	if err := t.handleRecords(ctx, recs, t.sink); err != nil {
 		return err
 	}
-	last := recs[len(recs)-1]
-	t.cons = last.cseq
-	t.pipe.end(batch[len(batch)-1], last.seq, len(batch))
+	t.cons = recs[len(recs)-1].cseq
+	// Acking the batch settles everything handled so far, which may be
+	// past its own events when they were all handled before (redelivered).
+	t.pipe.end(batch[len(batch)-1], t.handled, len(batch))
 	clear(recs) // let the events go
 	t.cp.maybe(t.handled, t.cons, false)
 	return t.progress(ctx)
