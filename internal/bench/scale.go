@@ -65,7 +65,7 @@ func measureScale(ctx context.Context, cfg Config, js jetstream.JetStream, url s
 		rep.Scale = append(rep.Scale, s)
 	}
 	ref := rep.Scale[0].Tp.PerSecond
-	if n := len(rep.Scale); n == len(counts) && n > 1 {
+	if n := len(rep.Scale); n == len(counts) && n > 1 && rep.Scale[n-1].Err == "" {
 		ref = (ref + rep.Scale[n-1].Tp.PerSecond) / 2
 	}
 	for i := range rep.Scale {

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/guardstream/guardstream/streams"
@@ -13,6 +14,9 @@ import (
 // staleWait is how long replay waits before asking again when the replica
 // that answered had fewer of the partition's events than the leader has.
 const staleWait = 20 * time.Millisecond
+
+// maxScan bounds the messages of one read of replay.
+const maxScan = 4096
 
 // recover rebuilds the partition's state at the start of a tenure, so that
 // consuming can go on in stream order:
@@ -154,12 +158,15 @@ func (t *tenure) replay(ctx context.Context, from, to, stop uint64, sent int64, 
 	}
 	start := max(from, info.State.FirstSeq) // what is before it is gone
 	filter := streams.PartitionFilter(p.id)
+	prefix := strings.TrimSuffix(filter, ">")
+	// Replay reads every partition's events and keeps its own (reader.scan).
+	batch := min(p.r.cfg.Batch*p.r.cfg.Partitions, maxScan)
 	last := start - 1 // the last sequence covered
 	var recs []record
 	var found int64
 	for stale := 0; last < to; {
-		var more uint64
-		recs, more, err = p.events.next(ctx, last+1, filter, p.r.cfg.Batch, recs[:0])
+		var scanned, more uint64
+		recs, scanned, more, err = p.events.scan(ctx, last+1, prefix, int(min(to-last, uint64(batch))), recs[:0])
 		if err != nil {
 			return err
 		}
@@ -168,13 +175,10 @@ func (t *tenure) replay(ctx context.Context, from, to, stop uint64, sent int64, 
 			return err
 		}
 		found += int64(n)
-		if n > 0 {
-			last, stale = recs[n-1].seq, 0
+		if scanned > last {
+			last, stale = scanned, 0
 		}
-		if n < len(recs) {
-			break // the replica holds the partition's next event, past to, so all before it
-		}
-		if more > 0 {
+		if last >= to || more > 0 {
 			continue
 		}
 		// The replica that answered has no more: ask the leader.
