@@ -103,6 +103,10 @@ func (r *Run) send(ctx context.Context, ev *event.Event) error {
 	}
 }
 
+// errDuplicateInProcess is nats-server's JSStreamDuplicateMessageConflict,
+// "duplicate message id is in process", which nats.go has no name for.
+const errDuplicateInProcess jetstream.ErrorCode = 10158
+
 // failure is what to do about a failed publish attempt.
 type failure uint8
 
@@ -127,7 +131,10 @@ func retry(err error, provisioned bool) failure {
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionDraining):
 		return giveUp
 	case errors.As(err, &api):
-		if api.Code == http.StatusServiceUnavailable {
+		// 503: the stream is between leaders. 10158: the stream is still
+		// storing an earlier attempt of this event (a slow or busy
+		// cluster); once it has, this one is acknowledged as a duplicate.
+		if api.Code == http.StatusServiceUnavailable || api.ErrorCode == errDuplicateInProcess {
 			return again
 		}
 		return giveUp

@@ -26,6 +26,7 @@ func TestRetry(t *testing.T) {
 		{nats.ErrConnectionClosed, true, giveUp},
 		{nats.ErrConnectionDraining, true, giveUp},
 		{fmt.Errorf("nats: %w", &jetstream.APIError{Code: 503, Description: "JetStream system temporarily unavailable"}), true, again},
+		{fmt.Errorf("nats: %w", &jetstream.APIError{Code: 409, ErrorCode: 10158, Description: "duplicate message id is in process"}), true, again},
 		{fmt.Errorf("nats: %w", &jetstream.APIError{Code: 400, Description: "maximum messages exceeded"}), true, giveUp},
 		{errors.New("something else"), true, giveUp},
 	} {
