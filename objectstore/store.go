@@ -10,6 +10,7 @@ import (
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/objectstore/view"
+	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -30,7 +31,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config) (*Store,
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("objectstore: invalid config: %w", err)
 	}
-	s, err := js.CreateOrUpdateStream(ctx, cfg.StreamConfig())
+	s, err := streams.EnsureStream(ctx, js, cfg.StreamConfig())
 	if err != nil {
 		return nil, fmt.Errorf("objectstore: provisioning stream %s: %w", Stream, err)
 	}

@@ -18,7 +18,8 @@ var ErrPartitionsChanged = errors.New("streams: the partition count of an existi
 var ErrEventStreamOutdated = errors.New("streams: the event stream predates GUARD_TIMERS")
 
 // Provision creates guardstream's streams and bucket, or updates them to
-// c. It is idempotent: running it again with the same c changes nothing.
+// c. It is idempotent: running it again with the same c changes nothing
+// and sends the server no update (see Covers).
 // An existing stream takes c's limits at once: lowering one drops the
 // oldest messages past it. The server reserves every cap on its disk (or
 // memory) when the stream is made; one it cannot reserve is refused with
@@ -44,12 +45,12 @@ func Provision(ctx context.Context, js jetstream.JetStream, c Config) error {
 	}
 	// GUARD_TIMERS first: AGENT_EVENTS sources it.
 	for _, sc := range []jetstream.StreamConfig{c.TimerStreamConfig(), events, c.ControlStreamConfig(), c.DeadLetterStreamConfig()} {
-		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+		if _, err := EnsureStream(ctx, js, sc); err != nil {
 			return fmt.Errorf("streams: provisioning %s: %w%s", sc.Name, err, reserveHint(err, sc.MaxBytes))
 		}
 	}
 	runs := c.RunsBucketConfig()
-	if _, err := js.CreateOrUpdateKeyValue(ctx, runs); err != nil {
+	if err := ensureBucket(ctx, js, runs); err != nil {
 		return fmt.Errorf("streams: provisioning bucket %s: %w%s", RunsBucket, err, reserveHint(err, runs.MaxBytes))
 	}
 	return nil

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -151,7 +152,7 @@ func (p *partition) await(ctx context.Context) (*pull, []jetstream.Msg, error) {
 		pl, err := startPull(p.cons, p.r.maxAckPending(), p.r.maxAckPending()+cfg.Batch, cfg.PinnedTTL, p.log)
 		if err != nil {
 			p.cons = nil
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("runner: pulling from %s: %w", streams.ConsumerName(p.id), err)
 		}
 	waiting:
 		for {

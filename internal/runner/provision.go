@@ -55,20 +55,28 @@ func (a *assets) consumer(ctx context.Context, p int, from uint64, update bool) 
 	case err == nil:
 		have := c.CachedInfo().Config
 		cfg.DeliverPolicy, cfg.OptStartSeq = have.DeliverPolicy, have.OptStartSeq
-		return a.js.UpdateConsumer(ctx, streams.EventStream, cfg)
+		if streams.Covers(have, cfg) {
+			return c, nil
+		}
+		if c, err = a.js.UpdateConsumer(ctx, streams.EventStream, cfg); err != nil {
+			return nil, fmt.Errorf("runner: updating consumer %s: %w", cfg.Durable, err)
+		}
+		return c, nil
 	case errors.Is(err, jetstream.ErrConsumerNotFound):
 		c, err = a.js.CreateConsumer(ctx, streams.EventStream, cfg)
 		if errors.Is(err, jetstream.ErrConsumerExists) {
-			return a.js.Consumer(ctx, streams.EventStream, cfg.Durable)
-		}
-		if err == nil && !update {
+			c, err = a.js.Consumer(ctx, streams.EventStream, cfg.Durable)
+		} else if err == nil && !update {
 			a.log.Warn("the partition's consumer was missing; re-created it", "consumer", cfg.Durable, "stream", streams.EventStream, "from", max(from, 1))
 		}
-		return c, err
+		if err != nil {
+			return nil, fmt.Errorf("runner: creating consumer %s: %w", cfg.Durable, err)
+		}
+		return c, nil
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 		return nil, errors.Join(err, a.restore(ctx))
 	}
-	return nil, err
+	return nil, fmt.Errorf("runner: looking up consumer %s: %w", cfg.Durable, err)
 }
 
 // missing reports whether err says a stream is missing: no stream
