@@ -22,8 +22,9 @@ const (
 )
 
 // awaitClaims holds readiness back at start until the partitions have
-// been claimed: every partition with events waiting or unacknowledged is
-// pinned to an instance that is alive, this one or another. An instance
+// been claimed: every partition's consumer has a leader, and every
+// partition with events waiting or unacknowledged is pinned to an
+// instance that is alive, this one or another. An instance
 // that starts alone, or after a crash whose pins are still on the server,
 // is then ready only once it has taken what there is to take, and, as
 // ready requires of the partitions it owns, recovered them. It looks every
@@ -60,12 +61,20 @@ func unclaimed(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, parti
 	if answers == 0 {
 		return fmt.Errorf("no runner answers on the %s service yet", streams.RunnerService)
 	}
+	clustered := nc.ConnectedClusterName() != ""
 	for p := range partitions {
 		c, err := js.Consumer(ctx, streams.EventStream, streams.ConsumerName(p))
 		if err != nil {
 			return fmt.Errorf("partition %d: %w", p, err)
 		}
 		info := c.CachedInfo()
+		if clustered && (info.Cluster == nil || info.Cluster.Leader == "") {
+			// Events would wait for an election: on a cold cluster with
+			// slow storage, tens of seconds. (A member that has the
+			// consumer assigned but not started yet answers with no
+			// cluster info.)
+			return fmt.Errorf("partition %d's consumer has no leader yet", p)
+		}
 		work := info.NumPending + uint64(info.NumAckPending)
 		if work == 0 {
 			continue
