@@ -23,14 +23,25 @@ compose+=(-p "$project" -f "${COMPOSE_YAML:-deploy/compose.yaml}")
 export GUARD_HTTP_1=0 GUARD_HTTP_2=0
 trap '"${compose[@]}" down -v --remove-orphans >/dev/null 2>&1 || true' EXIT
 
+# fail prints why the check failed: the last lines of every service's log,
+# then the demo's own output and the reason, last, where a truncated CI
+# log still shows them.
+fail() {
+	for service in $("${compose[@]}" config --services | grep -v '^emitter-demo$'); do
+		"${compose[@]}" logs --no-color --tail 40 "$service" >&2 || true
+	done
+	echo "== emitter-demo's output" >&2
+	"${compose[@]}" logs --no-color emitter-demo >&2 || true
+	echo "compose check failed: $*" >&2
+	exit 1
+}
+
 start=$SECONDS
 "${compose[@]}" up -d --quiet-pull 2>&1 | grep -v -e '^Creating' -e '^$' || true
 demo=$("${compose[@]}" ps -q emitter-demo)
 until [ "$(docker inspect -f '{{.State.Status}}' "$demo")" = exited ]; do
 	if (( SECONDS - start > timeout )); then
-		echo "emitter-demo still running after ${timeout}s" >&2
-		"${compose[@]}" logs --tail 40 >&2
-		exit 1
+		fail "emitter-demo still running after ${timeout}s"
 	fi
 	sleep 1
 done
@@ -39,13 +50,11 @@ output=$(docker logs "$demo" 2>&1)
 echo "== emitter-demo (exit $code, ${SECONDS}s after up)"
 echo "$output"
 if [ "$code" != 0 ]; then
-	"${compose[@]}" logs --tail 40 >&2
-	exit 1
+	fail "emitter-demo exited with $code"
 fi
 for want in "stopped by the loop guard: LOOP_DETECTED" "stopped by the lease guard: LEASE_EXPIRED" "reject POLICY_VIOLATION"; do
 	if ! grep -qF "$want" <<<"$output"; then
-		echo "the demo's output has no \"$want\"" >&2
-		exit 1
+		fail "the demo's output has no \"$want\""
 	fi
 done
 

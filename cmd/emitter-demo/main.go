@@ -116,12 +116,14 @@ func demo(ctx context.Context, w io.Writer, url, tenant string, timeout time.Dur
 			spec.Agent = ag.name
 			r, err := c.Start(ctx, ag.name+"-"+suffix, spec)
 			if err != nil {
-				errs[i] = err
+				errs[i] = fmt.Errorf("%s: %w", ag.name, err)
 				return
 			}
 			defer r.Close()
-			actors[i] = &actor{run: r}
-			errs[i] = ag.script(ctx, actors[i])
+			actors[i] = &actor{run: r, patience: timeout}
+			if err := ag.script(ctx, actors[i]); err != nil {
+				errs[i] = fmt.Errorf("%s (run %s): %w", ag.name, r.ID(), err)
+			}
 		}()
 	}
 	wg.Wait()
