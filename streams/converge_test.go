@@ -108,14 +108,16 @@ func coversConsumer(t *testing.T, js jetstream.JetStream, replicas int) {
 		t.Errorf("the server's copy of a consumer config does not cover it:\nhave %+v\nwant %+v", have, want)
 	}
 	for name, change := range map[string]func(*jetstream.ConsumerConfig){
-		"ack wait":      func(c *jetstream.ConsumerConfig) { c.AckWait = time.Minute },
-		"max pending":   func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 2048 },
-		"groups":        func(c *jetstream.ConsumerConfig) { c.PriorityGroups = []string{"other"} },
-		"metadata":      func(c *jetstream.ConsumerConfig) { c.Metadata = map[string]string{"k": "v"} },
-		"filter":        func(c *jetstream.ConsumerConfig) { c.FilterSubject = "agent.4.>" },
-		"description":   func(c *jetstream.ConsumerConfig) { c.Description = "other" },
-		"pinned ttl":    func(c *jetstream.ConsumerConfig) { c.PinnedTTL = time.Second },
-		"deliver start": func(c *jetstream.ConsumerConfig) { c.DeliverPolicy, c.OptStartSeq = jetstream.DeliverByStartSequencePolicy, 9 },
+		"ack wait":    func(c *jetstream.ConsumerConfig) { c.AckWait = time.Minute },
+		"max pending": func(c *jetstream.ConsumerConfig) { c.MaxAckPending = 2048 },
+		"groups":      func(c *jetstream.ConsumerConfig) { c.PriorityGroups = []string{"other"} },
+		"metadata":    func(c *jetstream.ConsumerConfig) { c.Metadata = map[string]string{"k": "v"} },
+		"filter":      func(c *jetstream.ConsumerConfig) { c.FilterSubject = "agent.4.>" },
+		"description": func(c *jetstream.ConsumerConfig) { c.Description = "other" },
+		"pinned ttl":  func(c *jetstream.ConsumerConfig) { c.PinnedTTL = time.Second },
+		"deliver start": func(c *jetstream.ConsumerConfig) {
+			c.DeliverPolicy, c.OptStartSeq = jetstream.DeliverByStartSequencePolicy, 9
+		},
 	} {
 		w := want
 		change(&w)
