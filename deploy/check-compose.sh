@@ -39,6 +39,9 @@ fail() {
 start=$SECONDS
 "${compose[@]}" up -d --quiet-pull 2>&1 | grep -v -e '^Creating' -e '^$' || true
 demo=$("${compose[@]}" ps -q emitter-demo)
+if [ -z "$demo" ]; then
+	fail "compose did not start emitter-demo (a guard-consumer it depends on never turned healthy?)"
+fi
 until [ "$(docker inspect -f '{{.State.Status}}' "$demo")" = exited ]; do
 	if (( SECONDS - start > timeout )); then
 		fail "emitter-demo still running after ${timeout}s"

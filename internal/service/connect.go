@@ -70,9 +70,14 @@ func untilReady(ctx context.Context, log *slog.Logger, wait bool, step func() er
 }
 
 // transient reports whether err passes by itself: the server's JetStream
-// is not up or its cluster has no leader or not enough peers yet, or a
-// request timed out.
+// is not up or its cluster has no leader or not enough peers yet, a
+// request timed out, or a stream just provisioned is not found yet (on a
+// cluster, an instance that asks to create a stream another is creating
+// is answered at once, before every server has it).
 func transient(err error) bool {
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return true
+	}
 	var api *jetstream.APIError
 	if errors.As(err, &api) {
 		switch int(api.ErrorCode) {
