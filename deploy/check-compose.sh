@@ -3,13 +3,13 @@
 # what it must show: the demo fleet's decisions, made with its own
 # credentials over TLS; every guard-consumer's /readyz answering ready; and
 # an agent without credentials refused. Bounded: it gives up after
-# CHECK_TIMEOUT seconds (default 240), and always takes the project down
+# CHECK_TIMEOUT seconds (default 300), and always takes the project down
 # with its volumes (and so with the credentials its auth-init made).
 # COMPOSE_YAML names another compose file to check the same way; TAG the
 # images' tag (default dev), as for deploy/build.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-timeout=${CHECK_TIMEOUT:-240}
+timeout=${CHECK_TIMEOUT:-300}
 export TAG=${TAG:-dev}
 echo "== images guardstream/*:$TAG"
 project=guardstream-check-$$
