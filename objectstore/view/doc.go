@@ -50,9 +50,11 @@
 // The view is always valid UTF-8 (msgpack strings must be): each maximal run
 // of bytes that is not valid UTF-8 becomes one U+FFFD, as
 // strings.ToValidUTF8 does. With a Workspace, an occurrence of
-// "<ws>/" (or "<ws>\") that starts at a path boundary is removed, so the
-// path after it becomes workspace-relative, and "<ws>" alone, followed by
-// neither a separator nor a character of a file name, becomes ".". A path
+// "<ws>/" (or "<ws>\") that starts at a path boundary and goes on with a
+// character of a file name is removed, so the path after it becomes
+// workspace-relative; "<ws>/" followed by anything else becomes "./" (so a
+// line never empties), and "<ws>" alone, followed by neither a separator
+// nor a character of a file name, becomes ".". A path
 // boundary is the start of a line or a character that cannot be part of a
 // path (space, quote, colon, "=", brackets and so on), so /home/u/proj does
 // not match inside /x/home/u/proj or /home/u/project. Trailing separators

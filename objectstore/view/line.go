@@ -13,6 +13,9 @@ import (
 // how many bytes of line it consumed, and whether that was all of them.
 func appendLine(dst, line, ws []byte, limit int) ([]byte, int, bool) {
 	room := limit - len(dst)
+	if room < 0 {
+		return dst, 0, false // not even an empty line: dst is past the limit already
+	}
 	if len(line) <= room && (len(ws) == 0 || !bytes.Contains(line, ws)) && utf8.Valid(line) {
 		return append(dst, line...), len(line), true
 	}
@@ -52,8 +55,10 @@ func appendLine(dst, line, ws []byte, limit int) ([]byte, int, bool) {
 }
 
 var (
-	replacement = []byte(string(utf8.RuneError))
-	dot         = []byte{'.'}
+	replacement  = []byte(string(utf8.RuneError))
+	dot          = []byte{'.'}
+	dotSlash     = []byte("./")
+	dotBackslash = []byte(".\\")
 )
 
 // unitAt returns what the bytes of line at i become in the view, and how
@@ -62,8 +67,13 @@ func unitAt(line []byte, i int, ws []byte) (unit []byte, adv int) {
 	if len(ws) > 0 && line[i] == ws[0] && bytes.HasPrefix(line[i:], ws) && boundaryBefore(line, i) {
 		j := i + len(ws)
 		switch {
-		case j < len(line) && isSep(line[j]):
+		case j+1 < len(line) && isSep(line[j]) && nameByte(line[j+1]):
 			return nil, len(ws) + 1 // "<ws>/src" → "src"
+		case j < len(line) && isSep(line[j]):
+			if line[j] == '\\' {
+				return dotBackslash, len(ws) + 1
+			}
+			return dotSlash, len(ws) + 1 // "<ws>/" → "./", never ""
 		case j == len(line) || !nameByte(line[j]):
 			return dot, len(ws) // "<ws>" → "."
 		}

@@ -43,8 +43,11 @@ func refRewrite(s, ws string) string {
 		j := i + len(ws)
 		atBoundary := i == 0 || !name(s[i-1]) && s[i-1] != '/' && s[i-1] != '\\'
 		switch {
-		case atBoundary && j < len(s) && (s[j] == '/' || s[j] == '\\'):
+		case atBoundary && j+1 < len(s) && (s[j] == '/' || s[j] == '\\') && name(s[j+1]):
 			b.WriteString(s[:i])
+			s = s[j+1:]
+		case atBoundary && j < len(s) && (s[j] == '/' || s[j] == '\\'):
+			b.WriteString(s[:i] + "." + s[j:j+1])
 			s = s[j+1:]
 		case atBoundary && (j == len(s) || !name(s[j])):
 			b.WriteString(s[:i] + ".")

@@ -189,7 +189,11 @@ func TestViewWorkspace(t *testing.T) {
 		{ws, "/home/u/proj.bak/x", "/home/u/proj.bak/x"},
 		{ws, "/x/home/u/proj/a", "/x/home/u/proj/a"},
 		{ws, "file:///home/u/proj/a", "file:///home/u/proj/a"},
-		{ws, "/home/u/proj//a", "/a"},
+		{ws, "/home/u/proj//a", ".//a"}, // never an absolute-looking "/a"
+		{ws, "ls /home/u/proj/", "ls ./"},
+		{ws, "/home/u/proj/ is clean", "./ is clean"},
+		{ws, "/home/u/proj/", "./"}, // a line never empties
+		{`C:\w`, `C:\w\`, `.\`},
 		{ws + "/", "/home/u/proj/src", "src"},
 		{"/", "/etc/passwd", "/etc/passwd"},
 		{"", "/home/u/proj/a", "/home/u/proj/a"},
