@@ -26,8 +26,14 @@ func AppendDecision(dst []byte, d *Decision) []byte { return appendValue(dst, d)
 // payload nested deeper than MaxNesting.
 func DecodeEvent(b []byte, ev *Event) error {
 	*ev = Event{}
-	if err := decode(b, ev); err != nil {
-		return err
+	if len(b) == 0 || !isMap(b[0]) {
+		return ErrUndecodable
+	}
+	if !readEvent(b, ev) {
+		*ev = Event{}
+		if err := decode(b, ev); err != nil {
+			return err
+		}
 	}
 	return checkVersion(ev.V)
 }
