@@ -84,6 +84,11 @@ func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
 	// far faster than a tenant may send: admission still runs on every
 	// event, with no tenant limit to refuse them.
 	rc.Admission.Tenant = runner.Rate{}
+	// Each phase's runner stops with a complete checkpoint, however many
+	// runs it changed, so that the next phase measures the guard and not
+	// a recovery from an older checkpoint (which replays, reading the
+	// whole stream per partition: minutes after the 1M-run phase).
+	rc.DrainTimeout = cfg.Timeout
 	js, err := jetstream.New(nc) // the output store reads through it; the runner writes
 	if err != nil {
 		nc.Close()
