@@ -145,6 +145,7 @@ func parse(args []string, stderr io.Writer) (service.Config, bool, error) {
 	limitFlags(fs, &sc, &oc)
 	admissionFlags(fs, &rc.Admission)
 	fs.DurationVar(&rc.CheckpointInterval, "checkpoint-interval", rc.CheckpointInterval, "how often run state is written to guard_runs; a restart replays the events since")
+	fs.DurationVar(&rc.DrainTimeout, "drain-timeout", rc.DrainTimeout, "how long a partition may take, at shutdown or hand-over, to finish its batches and checkpoint;\npast it, the next owner replays from the last complete checkpoint")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `guard-consumer enforces runtime guardrails for LLM agent fleets over NATS JetStream.
 
