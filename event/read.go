@@ -91,13 +91,13 @@ func readEvent(b []byte, ev *Event) bool {
 		case "out":
 			ev.Out = r.str()
 		case "ref":
-			ev.Ref = r.outputRef(ev.Ref)
+			ev.Ref = object(&r, ev.Ref, r.outputRef)
 		case "exit":
 			ev.Exit = r.int()
 		case "verify":
 			ev.Verify = r.bool()
 		case "chg":
-			ev.Changes = r.changes(ev.Changes)
+			ev.Changes = object(&r, ev.Changes, r.changes)
 		case "abandoned":
 			ev.Abandoned = r.bool()
 		case "calls":
@@ -283,8 +283,8 @@ func (r *wireReader) schemas(old []Schema) []Schema {
 	}
 	s := make([]Schema, n)
 	for i := range s {
-		for m := r.mapLen(); m > 0 && r.ok; m-- {
-			switch string(r.key()) {
+		r.fields(func(key []byte) {
+			switch string(key) {
 			case "name":
 				s[i].Name = r.str()
 			case "schema":
@@ -294,51 +294,55 @@ func (r *wireReader) schemas(old []Schema) []Schema {
 			default:
 				r.skip()
 			}
-		}
+		})
 	}
 	return s
 }
 
-func (r *wireReader) outputRef(old *OutputRef) *OutputRef {
-	if r.isNil() || old != nil {
-		r.ok = r.ok && old == nil
-		r.i++
-		return nil
-	}
-	ref := &OutputRef{}
+// fields reads a map, nil for none, calling field with each key; field
+// reads the key's value.
+func (r *wireReader) fields(field func(key []byte)) {
 	for m := r.mapLen(); m > 0 && r.ok; m-- {
-		switch string(r.key()) {
-		case "dig":
-			ref.Digest = r.str()
-		case "size":
-			ref.Size = r.int()
-		default:
-			r.skip()
-		}
+		field(r.key())
 	}
-	return ref
 }
 
-func (r *wireReader) changes(old *Changes) *Changes {
+// object reads a map into a new *T, as reflection does into a nil
+// pointer, with field reading each entry; nil stays nil, and a repeated
+// key (old not nil) gives up.
+func object[T any](r *wireReader, old *T, field func(v *T, key []byte)) *T {
 	if r.isNil() || old != nil {
 		r.ok = r.ok && old == nil
 		r.i++
 		return nil
 	}
-	c := &Changes{}
-	for m := r.mapLen(); m > 0 && r.ok; m-- {
-		switch string(r.key()) {
-		case "files":
-			c.Files = r.int()
-		case "lines":
-			c.Lines = r.int()
-		case "hunks":
-			c.Hunks = r.int()
-		case "paths":
-			c.Paths = r.strs(c.Paths)
-		default:
-			r.skip()
-		}
+	v := new(T)
+	r.fields(func(key []byte) { field(v, key) })
+	return v
+}
+
+func (r *wireReader) outputRef(ref *OutputRef, key []byte) {
+	switch string(key) {
+	case "dig":
+		ref.Digest = r.str()
+	case "size":
+		ref.Size = r.int()
+	default:
+		r.skip()
 	}
-	return c
+}
+
+func (r *wireReader) changes(c *Changes, key []byte) {
+	switch string(key) {
+	case "files":
+		c.Files = r.int()
+	case "lines":
+		c.Lines = r.int()
+	case "hunks":
+		c.Hunks = r.int()
+	case "paths":
+		c.Paths = r.strs(c.Paths)
+	default:
+		r.skip()
+	}
 }
