@@ -8,8 +8,7 @@ import (
 // readEvent decodes the map b into ev, which must be zero, exactly as
 // msgpack's reflection would from Event's tags, but without reflection:
 // every event guard-consumer handles is decoded, and reflection (with
-// checkShape's walk before it) cost it 2.2–2.6 µs and six allocations an
-// event.
+// checkShape's walk before it) cost it 2.2–2.6 µs an event, this 0.6 µs.
 //
 // It reads what encoders send — a map of string keys with values of the
 // fields' types, nil for zero, unknown keys with scalar values skipped —
