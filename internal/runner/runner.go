@@ -29,10 +29,11 @@ type Runner struct {
 	bal    *balance
 	dead   *deadLog
 
-	instance string             // this instance's id in service discovery, once running
-	purges   chan string        // timer schedules to purge, best effort
-	outputs  *objectstore.Store // full tool outputs; nil leaves results as they come
-	obs      Observer
+	instance   string             // this instance's id in service discovery, once running
+	registered chan struct{}      // closed once Run has entered this instance in the roster
+	purges     chan string        // timer schedules to purge, best effort
+	outputs    *objectstore.Store // full tool outputs; nil leaves results as they come
+	obs        Observer
 }
 
 // Option configures a Runner.
@@ -62,7 +63,7 @@ func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config
 	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
-	r := &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, dead: newDeadLog(log), purges: make(chan string, 4096), obs: NopObserver{}}
+	r := &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, dead: newDeadLog(log), purges: make(chan string, 4096), obs: NopObserver{}, registered: make(chan struct{})}
 	for _, o := range opts {
 		o(r)
 	}
@@ -96,6 +97,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("runner: registering service %s: %w", streams.RunnerService, err)
 	}
+	close(r.registered)
 	parts := make([]*partition, r.cfg.Partitions)
 	for p := range parts {
 		parts[p] = newPartition(r, p)
@@ -121,6 +123,13 @@ func (r *Runner) Run(ctx context.Context) error {
 	r.log.Info("runner stopped")
 	return nil
 }
+
+// Registered is closed once Run has entered this instance in the
+// RunnerService roster. Survey the roster from the same process only
+// after it: nats.go's micro.AddService subscribes to the stats requests
+// before it finishes setting the service up, and a stats request answered
+// in between is a data race.
+func (r *Runner) Registered() <-chan struct{} { return r.registered }
 
 // pinOf returns the pin of partition p's priority group, "" if none, and
 // since when it is pinned.

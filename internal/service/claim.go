@@ -30,8 +30,15 @@ const (
 // ready requires of the partitions it owns, recovered them. It looks every
 // claimEvery until that holds once, or ctx is done; what it waits for
 // meanwhile is what /readyz says.
-func (s *Service) awaitClaims(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, partitions int) {
+func (s *Service) awaitClaims(ctx context.Context, registered <-chan struct{}, nc *nats.Conn, js jetstream.JetStream, partitions int) {
 	start := time.Now()
+	select { // the runner surveyed while it registers is a data race in nats.go
+	case <-ctx.Done():
+		return
+	case <-s.stopped:
+		return
+	case <-registered:
+	}
 	tick := time.NewTicker(claimEvery)
 	defer tick.Stop()
 	for {

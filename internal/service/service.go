@@ -254,7 +254,7 @@ func (s *Service) start(ctx context.Context, cfg Config) error {
 		s.runErr = r.Run(rctx)
 		close(s.stopped)
 	}()
-	go s.awaitClaims(rctx, nc, js, cfg.Streams.Partitions)
+	go s.awaitClaims(rctx, r.Registered(), nc, js, cfg.Streams.Partitions)
 	s.started.Store(true)
 	return nil
 }
