@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Latency is the answer latency in one window, or in several pooled: for
@@ -97,7 +97,7 @@ type window struct {
 // offer sends w's events at its rate and measures the latency of their
 // answers; it returns the latencies, sorted, for pooling. It waits until
 // the target has handled everything.
-func (w window) offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream) (Latency, []time.Duration, error) {
+func (w window) offer(ctx context.Context, nc *nats.Conn) (Latency, []time.Duration, error) {
 	out := make([]nats.Msg, len(w.msgs))
 	calls := map[string]int{}
 	for i, m := range w.msgs {
@@ -125,7 +125,15 @@ func (w window) offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream
 		}
 	}
 	if w.t.guard {
+		// Only verdicts answer calls. The other decisions (outputs above
+		// all, which carry the view of a result) are skipped by their
+		// subject, unread: decoding them would add the load generator's
+		// garbage to the guard's process only in the guard's windows.
+		verdict, stop := "."+event.Allow.Token(), "."+event.Stop.Token()
 		handler = func(m *nats.Msg) {
+			if !strings.HasSuffix(m.Subject, verdict) && !strings.HasSuffix(m.Subject, stop) {
+				return
+			}
 			var d event.Decision
 			if event.DecodeDecision(m.Data, &d) != nil || !d.Kind.IsVerdict() || d.Call == "" {
 				return
@@ -140,6 +148,13 @@ func (w window) offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream
 		return Latency{}, nil, err
 	}
 	defer sub.Unsubscribe()
+	var snd *sender
+	if !w.t.core {
+		if snd, err = newSender(nc); err != nil {
+			return Latency{}, nil, err
+		}
+		defer snd.close()
+	}
 	if err := nc.Flush(); err != nil {
 		return Latency{}, nil, err
 	}
@@ -159,7 +174,7 @@ func (w window) offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream
 			if w.t.core {
 				err = nc.PublishMsg(&out[i])
 			} else {
-				_, err = publishAsync(js, &out[i])
+				err = snd.publish(ctx, &out[i])
 			}
 			if err != nil {
 				return Latency{}, nil, err
@@ -176,11 +191,7 @@ func (w window) offer(ctx context.Context, nc *nats.Conn, js jetstream.JetStream
 	if w.t.core {
 		err = nc.Flush()
 	} else {
-		select {
-		case <-js.PublishAsyncComplete():
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
+		err = snd.wait(ctx)
 	}
 	if err != nil {
 		return Latency{}, nil, err

@@ -120,7 +120,7 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 				var lat Latency
 				var taken []time.Duration
 				err := phase(ctx, cfg, func(ctx context.Context) (err error) {
-					lat, taken, err = window{id: id, t: t, rate: load.Offered, msgs: msgs}.offer(ctx, nc, js)
+					lat, taken, err = window{id: id, t: t, rate: load.Offered, msgs: msgs}.offer(ctx, nc)
 					return err
 				})
 				if err != nil {
