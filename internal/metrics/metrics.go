@@ -65,7 +65,7 @@ func New(partitions int) *Metrics {
 	}, []string{"guard"})
 	m.batch = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Namespace: Namespace, Name: "batch_duration_seconds",
-		Help:    "Time from a batch's first event arriving to its ack.",
+		Help:    "Time from a batch's first event arriving to everything it caused being stored.",
 		Buckets: BatchBuckets,
 	})
 	m.gaps = prometheus.NewCounter(prometheus.CounterOpts{

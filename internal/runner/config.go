@@ -20,8 +20,8 @@ type Config struct {
 	// MaxEventBytes is the largest event accepted; larger ones go to the
 	// dead letters with reason oversize.
 	MaxEventBytes int
-	// MaxInflight bounds the events a partition has handled but not yet
-	// acked, because the server has not stored everything they caused.
+	// MaxInflight bounds the events a partition has handled whose effects
+	// the server has not all stored yet, so that they cannot be acked.
 	// A partition that reaches it waits: a slow server slows the runner
 	// down.
 	MaxInflight int

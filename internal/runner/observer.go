@@ -21,7 +21,8 @@ type Observer interface {
 	// DeadLettered: an event went to the dead letters with reason r.
 	DeadLettered(r streams.DeadReason)
 	// Batch: a partition handled a batch of n events, from its first
-	// event's arrival to its ack, in d.
+	// event's arrival to everything it caused being stored (when it may
+	// be acked), in d.
 	Batch(partition, n int, d time.Duration)
 	// Owned: this instance took (true) or gave up (false) a partition.
 	Owned(partition int, owned bool)

@@ -14,6 +14,10 @@ import (
 // the run's order, and this bounds how much (docs/decisions/0008-ownership.md).
 const suspectAfter = 250 * time.Millisecond
 
+// ackDelay bounds how long a settled event waits for its coalesced ack,
+// as long as the partition hears from the server meanwhile.
+const ackDelay = 50 * time.Millisecond
+
 // pending is a handled batch whose publishes are not all stored yet.
 type pending struct {
 	last  jetstream.Msg // acking it acks the batch (AckAll)
@@ -25,21 +29,34 @@ type pending struct {
 }
 
 // pipeline is a tenure's batches handled whose publishes the server has
-// not all stored yet, oldest first. A batch is acked once they are, in
-// order, so an acked event's effects are all stored. At most max events
-// are in flight: handling waits for the oldest batch beyond that. A
-// batch's publishes are numbered consecutively, after the previous
-// batch's, since a batch is handled at once.
+// not all stored yet, oldest first. A batch is settled once they are, in
+// order, and acked then or with a later batch (AckAll), so an acked
+// event's effects are all stored. At most max events are in flight:
+// handling waits for the oldest batch beyond that. A batch's publishes
+// are numbered consecutively, after the previous batch's, since a batch
+// is handled at once.
+//
+// Acks are coalesced: the last batch settled is acked once nothing is in
+// flight, once ackEvery events wait for their ack, or once the oldest of
+// them has waited ackDelay, well within any ack wait. Under load, when a
+// batch is settled while others are in flight, one ack then covers many
+// batches, which spares the server an ack to process per batch. An event
+// settled and not yet acked when the tenure ends is redelivered to the
+// next owner, which redoes it: its publishes carry the same Nats-Msg-Ids.
 type pipeline struct {
 	pub      *publisher
 	max      int              // events in flight at most
-	done     func(b *pending) // called as a batch is acked
+	ackEvery int              // settled events that are acked without waiting for the pipeline to empty
+	done     func(b *pending) // called as a batch is settled
 	inflight []pending        // from head on
 	head     int
-	events   int       // events in the batches in flight
-	start    time.Time // when the batch being handled began
+	events   int           // events in the batches in flight
+	start    time.Time     // when the batch being handled began
+	unacked  jetstream.Msg // the last event of the last batch settled, if not acked yet
+	waiting  int           // events settled and not acked yet
+	since    time.Time     // when the first of them was settled
 	// stored is the stream sequence up to which every event handled has
-	// all its effects stored: the last batch acked, or what recovery
+	// all its effects stored: the last batch settled, or what recovery
 	// handled and waited for.
 	stored uint64
 }
@@ -55,11 +72,12 @@ func (pl *pipeline) end(last jetstream.Msg, seq uint64, n int) {
 	pl.events += n
 }
 
-// settle acks the batches whose publishes are all stored, in order. With
-// block set, while more than max events are in flight, or once the oldest
-// batch has waited suspectAfter, it waits for them; otherwise it stops at
-// the first batch still waiting. A failed publish fails the tenure:
-// nothing after it is acked.
+// settle settles the batches whose publishes are all stored, in order,
+// and acks them as the pipeline's doc says. With block set, while more
+// than max events are in flight, or once the oldest batch has waited
+// suspectAfter, it waits for them; otherwise it stops at the first batch
+// still waiting. A failed publish fails the tenure: nothing after it is
+// acked.
 func (pl *pipeline) settle(ctx context.Context, block bool) error {
 	for pl.head < len(pl.inflight) {
 		b := &pl.inflight[pl.head]
@@ -69,22 +87,34 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 		}
 		if !ok {
 			if !block && pl.events <= pl.max && time.Since(b.ended) < suspectAfter {
-				return nil
+				return pl.ack()
 			}
 			if err := pl.pub.wait(ctx); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := b.last.Ack(); err != nil {
-			return err
-		}
 		pl.done(b)
 		pl.events -= b.n
 		pl.stored = b.seq
+		if pl.unacked == nil {
+			pl.since = time.Now()
+		}
+		pl.unacked, pl.waiting = b.last, pl.waiting+b.n
 		pl.pop()
 	}
-	return nil
+	return pl.ack()
+}
+
+// ack acks the last batch settled once nothing is in flight, once
+// ackEvery events wait for it, or once they have waited ackDelay.
+func (pl *pipeline) ack() error {
+	if pl.unacked == nil || !pl.idle() && pl.waiting < pl.ackEvery && time.Since(pl.since) < ackDelay {
+		return nil
+	}
+	m := pl.unacked
+	pl.unacked, pl.waiting = nil, 0
+	return m.Ack()
 }
 
 // pop drops the oldest batch, reusing the queue's array.

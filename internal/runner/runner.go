@@ -147,5 +147,10 @@ func (r *Runner) pinOf(ctx context.Context, p int) (string, time.Time, error) {
 }
 
 // maxAckPending lets the server deliver the next batch while the
-// partition has as many events in flight as it may.
-func (r *Runner) maxAckPending() int { return r.cfg.MaxInflight + r.cfg.Batch }
+// partition has as many events in flight as it may and a coalesced ack
+// still to send.
+func (r *Runner) maxAckPending() int { return r.cfg.MaxInflight + r.cfg.Batch + r.ackEvery() }
+
+// ackEvery is how many settled events a busy partition acks at once
+// (pipeline).
+func (r *Runner) ackEvery() int { return max(r.cfg.MaxInflight/8, 1) }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -305,4 +306,86 @@ func onePartition(t *testing.T) (*nats.Conn, jetstream.JetStream) {
 	sc.Partitions, sc.Memory = 1, true
 	natstest.Provision(t, js, &sc)
 	return nc, js
+}
+
+// batches counts the batches the runner settled.
+type batches struct {
+	runner.NopObserver
+	n atomic.Int64
+}
+
+func (b *batches) Batch(int, int, time.Duration) { b.n.Add(1) }
+
+// TestAcksAreCoalesced: while a partition's publishes wait for the server,
+// the batches it settles at once are acked with one ack, on the last
+// (AckAll), and once nothing is in flight the last batch settled is acked
+// at once, so the consumer ends with every event acked.
+func TestAcksAreCoalesced(t *testing.T) {
+	s := natstest.RunServer(t, "")
+	direct, js := natstest.Connect(t, s)
+	sc := streams.DefaultConfig()
+	sc.Partitions, sc.Memory = 1, true
+	natstest.Provision(t, js, &sc)
+	var acks atomic.Int64
+	sub, err := direct.Subscribe("$JS.ACK."+streams.EventStream+".>", func(*nats.Msg) { acks.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	px := newProxy(t, s.Addr().String())
+	nc, err := nats.Connect(px.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var settled batches
+	startChain(t, nc, guard.Chain(guard.DefaultPolicy()), 1, runner.WithObserver(&settled))
+
+	px.setDelay(20 * time.Millisecond) // acknowledgements come back late: batches pile up in flight
+	const runs, calls = 4, 40
+	evs := make([][]event.Event, runs)
+	for i := range evs {
+		h := processortest.NewHistory("acme", fmt.Sprintf("r%d", i))
+		for k := range calls {
+			h.Call("read_file", fmt.Sprintf(`{"path":"f%d.go"}`, k)).Result(false, "x")
+		}
+		evs[i] = h.Events()
+	}
+	var last uint64
+	for k := range evs[0] { // the runs' events interleaved, a few at a time
+		for i := range runs {
+			ack, err := js.Publish(context.Background(), mustSubject(t, evs[i][k]), event.AppendEvent(nil, &evs[i][k]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			last = ack.Sequence
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	cons, err := js.Consumer(context.Background(), streams.EventStream, streams.ConsumerName(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, err := cons.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.AckFloor.Stream == last && info.NumAckPending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the consumer acked up to %d of %d, %d pending", info.AckFloor.Stream, last, info.NumAckPending)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := direct.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	n, b := acks.Load(), settled.n.Load()
+	t.Logf("%d events in %d batches, %d acks", last, b, n)
+	if n == 0 || n >= b {
+		t.Errorf("%d acks for %d batches: want fewer acks than batches", n, b)
+	}
 }
