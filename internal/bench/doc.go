@@ -32,7 +32,10 @@
 //     shared machine a steadier cost than the rate.
 //   - Latency: at each offered load and at the guard's saturation, rounds
 //     of windows of the same events offered open-loop to every floor, the
-//     baseline and the guard (on fresh runs), the guard's window in the
+//     baseline and the guard (on fresh runs; published through a sender
+//     that counts acknowledgements without decoding them, so that the
+//     load generator takes little from the pipelines sharing its
+//     process), the guard's window in the
 //     middle and the others' order rotating; each comparison's guard p99
 //     to its p99, pair by pair, is reported as the median and the range,
 //     and as the ratio of the pooled samples, where a stall that falls in
