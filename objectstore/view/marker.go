@@ -57,7 +57,8 @@ func (m *marker) append(b []byte) []byte {
 // form has a cut clause and a next page.
 func markerBound(total, size int64, digestLen int) int {
 	m := marker{first: total, shown: 1, total: total, remaining: total, cut: true, cutAt: size, cutOf: size, size: size}
-	return len(m.append(nil)) + digestLen
+	var b [320]byte // room for the longest marker without its digest, whatever its counts: nothing to allocate
+	return len(m.append(b[:0])) + digestLen
 }
 
 // appendPastEnd appends the note of a view whose Offset is at or past the

@@ -100,7 +100,7 @@ func Of(full []byte, o Options) View {
 	}
 	if !overflow && pos == len(full) {
 		// Every line from Offset to the end fits: no marker.
-		v.Text, v.Trunc.LinesShown = string(buf), n
+		v.Text, v.Trunc.LinesShown = unsafe.String(unsafe.SliceData(buf), len(buf)), n // buf is not used again
 		return v
 	}
 
@@ -129,7 +129,7 @@ func Of(full []byte, o Options) View {
 	m.first, m.remaining, m.digest = o.Offset+1, total-o.Offset-m.shown, digestOf(full, o.Digest)
 	buf = m.append(buf)
 
-	v.Text = string(buf)
+	v.Text = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is not used again
 	v.Trunc.LinesShown, v.Trunc.LinesRemaining, v.Trunc.HasMore = m.shown, m.remaining, m.remaining > 0
 	return v
 }
