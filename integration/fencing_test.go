@@ -75,7 +75,8 @@ func TestFencedAfterStall(t *testing.T) {
 		}
 		for _, p := range held {
 			if len(lost[p]) == 0 {
-				return fmt.Errorf("A has not said it lost partition %d; it said it lost %v", p, lost)
+				return fmt.Errorf("A has not said it lost partition %d; since SIGCONT it said:\n%s",
+					p, strings.Join(a.since(mark, "partition"), "\n"))
 			}
 		}
 		return nil

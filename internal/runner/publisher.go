@@ -46,6 +46,7 @@ type publisher struct {
 	stored   uint64    // every publish below it is done
 	failed   error     // the first publish that failed, fenced() applied
 	progress time.Time // when stored last moved, or publishing resumed
+	checked  time.Time // when stalled last looked
 }
 
 // slot holds one publish.
@@ -66,7 +67,7 @@ var errStalled = errors.New("runner: the server acknowledged none of the outstan
 func newPublisher(nc *nats.Conn, timeout time.Duration) (*publisher, error) {
 	p := &publisher{nc: nc, timeout: timeout, prefix: nc.NewRespInbox() + ".",
 		replies: make([]string, ringSize), slots: make([]slot, ringSize), next: 1, stored: 1,
-		acked: make(chan struct{}, 1)}
+		acked: make(chan struct{}, 1), checked: time.Now()}
 	sub, err := nc.Subscribe(p.prefix+"*", p.onAck)
 	if err != nil {
 		return nil, fmt.Errorf("runner: subscribing to publish acknowledgements: %w", err)
@@ -179,10 +180,23 @@ func (p *publisher) outstanding() int {
 // waited for the publish timeout. A slow server stores publishes in order,
 // slowly; one that lost some (a reconnect, a leader that changed) never
 // acknowledges them, whatever it does with those after.
+//
+// It is called every quarter of the timeout. A call that comes more than
+// half the timeout after the one before means this process did not run in
+// between (stopped, paused, starved of CPU): the acknowledgements that
+// came meanwhile may not be read yet, so the stall clock starts again
+// rather than blaming the server for the pause.
 func (p *publisher) stalled() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.stored < p.next && time.Since(p.progress) > p.timeout {
+	now := time.Now()
+	paused := now.Sub(p.checked) > p.timeout/2
+	p.checked = now
+	if paused {
+		p.progress = now
+		return nil
+	}
+	if p.stored < p.next && now.Sub(p.progress) > p.timeout {
 		return fmt.Errorf("%w (%d outstanding, the oldest for over %v)", errStalled, p.next-p.stored, p.timeout)
 	}
 	return nil
