@@ -56,3 +56,15 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckID checks a run id of the usual shape, which the runner
+// checks for each event it handles and each subject it builds from one.
+func BenchmarkCheckID(b *testing.B) {
+	id := "run-7f3a9c2e-41d8-4b6a-9e0f-12ab34cd56ef"
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := event.CheckID(id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -20,6 +20,18 @@ func CheckID(s string) error {
 	if len(s) > MaxIDLen {
 		return fmt.Errorf("%d bytes long, the limit is %d", len(s), MaxIDLen)
 	}
+	// Most ids are printable ASCII, which one pass over the bytes settles;
+	// any other byte takes the full check, which also says what is wrong.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= utf8.RuneSelf-1 || c == '.' || c == '*' || c == '>' {
+			return checkRunes(s)
+		}
+	}
+	return nil
+}
+
+// checkRunes is CheckID's check of s's characters.
+func checkRunes(s string) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("not valid UTF-8")
 	}
