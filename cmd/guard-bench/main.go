@@ -29,8 +29,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) >= 3 && os.Args[1] == bench.ServeFlag {
-		if err := bench.Serve(os.Args[2], len(os.Args) > 3 && os.Args[3] == "-sync"); err != nil {
+	if child, err := bench.RunChild(os.Args[1:]); child {
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -9,11 +10,12 @@ import (
 	"time"
 )
 
-// TestMain lets the test binary serve as the benchmark's server child, as
-// the guard-bench binary does.
+// TestMain lets the test binary serve as the benchmark's child
+// processes, as the guard-bench binary does.
 func TestMain(m *testing.M) {
-	if len(os.Args) >= 3 && os.Args[1] == ServeFlag {
-		if err := Serve(os.Args[2], false); err != nil {
+	if child, err := RunChild(os.Args[1:]); child {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		return

@@ -1,8 +1,8 @@
 // Package bench measures guard-consumer against the limits of the server
 // it runs on, in one run. cmd/guard-bench runs it.
 //
-// What the guard is measured against, each a pipeline in this process on
-// its own connection and its own streams, partitioned as AGENT_EVENTS is:
+// What the guard is measured against, each a pipeline on its own
+// connection and its own streams, partitioned as AGENT_EVENTS is:
 //
 //   - The baseline (baseline.go): the simplest consumer with the guard's
 //     delivery guarantees — one consumer per partition answering in
@@ -25,21 +25,22 @@
 //
 // The phases:
 //
-//   - Throughput: rounds of drains of the same preloaded events on fresh
-//     runs by the old baseline, the baseline and the guard, in alternating
-//     order; the median ratios are reported, with the messages stored and
+//   - Throughput: in this process, which generates no load meanwhile,
+//     rounds of drains of the same preloaded events on fresh runs by the
+//     old baseline, the baseline and the guard, in alternating order; the median ratios are reported, with the messages stored and
 //     the CPU time the process and the server spent per event — on a
 //     shared machine a steadier cost than the rate.
 //   - Latency: at each offered load and at the guard's saturation, rounds
 //     of windows of the same events offered open-loop to every floor, the
 //     baseline and the guard (on fresh runs; published through a sender
-//     that counts acknowledgements without decoding them, so that the
-//     load generator takes little from the pipelines sharing its
-//     process), the guard's window in the
-//     middle and the others' order rotating; each comparison's guard p99
-//     to its p99, pair by pair, is reported as the median and the range,
-//     and as the ratio of the pooled samples, where a stall that falls in
-//     one window of several still shows. A window waits until its target
+//     that counts acknowledgements without decoding them), the guard's
+//     window in the middle and the others' order rotating. Each pipeline
+//     runs in a child process of its own (process.go), as guard-consumer
+//     does in production, so that the load generator's garbage
+//     collections and the other pipelines' do not fall into its windows.
+//     Each comparison's guard p99 to its p99, pair by pair, is reported as
+//     the median and the range, and as the ratio of the pooled samples,
+//     where a stall that falls in one window of several still shows. A window waits until its target
 //     has handled everything before the next starts.
 //   - Scaling: for each number of active runs, a fresh runner starts them
 //     all (their starts preloaded), its consumers are paused while events

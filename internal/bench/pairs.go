@@ -57,12 +57,12 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 			r.stop()
 		}
 	}()
-	g, err := startGuard(ctx, url, cfg)
+	g, err := startProcess(ctx, cfg, url, guardPipeline)
 	if err != nil {
 		return err
 	}
 	started = append(started, g)
-	rr, err := startResponder(url)
+	rr, err := startProcess(ctx, cfg, url, responderPipeline)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 		{"JetStream loop, " + strconv.Itoa(cfg.Partitions) + " partitions", ls.floorN},
 		{"baseline", ls.base},
 	} {
-		r, err := startLoop(ctx, url, cfg, l.l)
+		r, err := startProcess(ctx, cfg, url, l.l.name)
 		if err != nil {
 			return err
 		}

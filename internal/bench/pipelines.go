@@ -70,10 +70,14 @@ func startResponder(url string) (*running, error) {
 	return &running{stop: func() { once.Do(nc.Close) }}, nil
 }
 
+// warnLevel passes the guard's records from warnings up.
+var warnLevel = &slog.HandlerOptions{Level: slog.LevelWarn}
+
 // startGuard runs guard-consumer's runner on its own connection, as it
 // would run in its own process: the agents' traffic does not queue behind
-// its own. Its warnings go to the progress log and are counted.
-func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
+// its own. Its log, from warnings up, goes to h, and its warnings are
+// counted.
+func startGuard(ctx context.Context, url string, cfg Config, h slog.Handler) (*running, error) {
 	nc, err := nats.Connect(url, nats.Name("guard-bench runner"))
 	if err != nil {
 		return nil, err
@@ -99,7 +103,7 @@ func startGuard(ctx context.Context, url string, cfg Config) (*running, error) {
 		nc.Close()
 		return nil, err
 	}
-	rc.Logger = slog.New(cfg.warn.counting(slog.NewTextHandler(cfg.log, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	rc.Logger = slog.New(cfg.warn.counting(h))
 	r, err := runner.New(ctx, nc, guard.Chain(guard.DefaultPolicy()), rc, runner.WithOutputs(outputs))
 	if err != nil {
 		nc.Close()

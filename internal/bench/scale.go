@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -96,7 +97,7 @@ func measureRuns(ctx context.Context, cfg Config, js jetstream.JetStream, url st
 		return s, fmt.Errorf("preloading the starts: %w", err)
 	}
 	before := heapInUse()
-	g, err := startGuard(ctx, url, cfg)
+	g, err := startGuard(ctx, url, cfg, slog.NewTextHandler(cfg.log, warnLevel))
 	if err != nil {
 		return s, err
 	}

@@ -13,12 +13,9 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// ServeFlag is the flag that makes the benchmark binary a server child.
-const ServeFlag = "-bench-serve"
-
-// Serve runs a JetStream server for the parent benchmark process: it prints
+// serve runs a JetStream server for the parent benchmark process: it prints
 // "ready <url>" when it accepts connections, then serves until killed.
-func Serve(storeDir string, sync bool) error {
+func serve(storeDir string, sync bool) error {
 	s, err := server.NewServer(&server.Options{
 		ServerName: "guard-bench", Host: "127.0.0.1", Port: -1, JetStream: true,
 		StoreDir: storeDir, NoSigs: true, NoLog: true, SyncAlways: sync,
@@ -41,13 +38,13 @@ type child struct {
 	url string
 }
 
-// startServer starts this binary as a server child (see Serve).
+// startServer starts this binary as a server child (see serve).
 func startServer(ctx context.Context, storeDir string, sync bool) (*child, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	args := []string{ServeFlag, storeDir}
+	args := []string{serveFlag, storeDir}
 	if sync {
 		args = append(args, "-sync")
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strconv"
 	"time"
@@ -64,7 +65,7 @@ func measureThroughput(ctx context.Context, cfg Config, js jetstream.JetStream, 
 			start: func() (*running, error) { return startLoop(ctx, url, cfg, l) }}
 	}
 	guardDrain := drainer{subject: agentSubject, stream: streams.EventStream, consumers: guardConsumers(cfg.Partitions),
-		start: func() (*running, error) { return startGuard(ctx, url, cfg) }}
+		start: func() (*running, error) { return startGuard(ctx, url, cfg, slog.NewTextHandler(cfg.log, warnLevel)) }}
 	names := []string{"old baseline", "baseline", "guard"}
 	for i := range cfg.Rounds {
 		mix := Mix{Tenant: tenant, Runs: cfg.Runs, Events: cfg.Events, Payload: cfg.Payload, Prefix: "t" + strconv.Itoa(i) + "-"}

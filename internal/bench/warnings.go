@@ -43,13 +43,18 @@ type countingHandler struct {
 	w *warnings
 }
 
-func (c countingHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level >= slog.LevelWarn {
-		c.w.all.Add(1)
-		if strings.HasPrefix(r.Message, failedPrefix) {
-			c.w.failed.Add(1)
+// note counts a record of level with message msg.
+func (w *warnings) note(level slog.Level, msg string) {
+	if level >= slog.LevelWarn {
+		w.all.Add(1)
+		if strings.HasPrefix(msg, failedPrefix) {
+			w.failed.Add(1)
 		}
 	}
+}
+
+func (c countingHandler) Handle(ctx context.Context, r slog.Record) error {
+	c.w.note(r.Level, r.Message)
 	return c.Handler.Handle(ctx, r)
 }
 
