@@ -39,7 +39,7 @@ const (
 func RunChild(args []string) (bool, error) {
 	switch {
 	case len(args) >= 2 && args[0] == serveFlag:
-		return true, serve(args[1], len(args) > 2 && args[2] == "-sync")
+		return true, Serve(args[1], len(args) > 2 && args[2] == "-sync")
 	case len(args) == 4 && args[0] == pipelineFlag:
 		var cfg Config
 		if err := json.Unmarshal([]byte(args[3]), &cfg); err != nil {

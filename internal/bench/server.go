@@ -13,9 +13,9 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// serve runs a JetStream server for the parent benchmark process: it prints
+// Serve runs a JetStream server for the parent benchmark process: it prints
 // "ready <url>" when it accepts connections, then serves until killed.
-func serve(storeDir string, sync bool) error {
+func Serve(storeDir string, sync bool) error {
 	s, err := server.NewServer(&server.Options{
 		ServerName: "guard-bench", Host: "127.0.0.1", Port: -1, JetStream: true,
 		StoreDir: storeDir, NoSigs: true, NoLog: true, SyncAlways: sync,
@@ -38,7 +38,7 @@ type child struct {
 	url string
 }
 
-// startServer starts this binary as a server child (see serve).
+// startServer starts this binary as a server child (see Serve).
 func startServer(ctx context.Context, storeDir string, sync bool) (*child, error) {
 	self, err := os.Executable()
 	if err != nil {
