@@ -163,8 +163,8 @@ func (p *partition) await(ctx context.Context) (*pull, []jetstream.Msg, error) {
 			case m := <-pl.msgs:
 				return pl, []jetstream.Msg{m}, nil
 			case err := <-pl.errs:
-				// A lost pin or a missed heartbeat: nats.go pulls again;
-				// but no one answering pulls means the consumer is gone.
+				// A pin refused: nats.go pulls again without it; but no
+				// one answering pulls means the consumer is gone.
 				if !errors.Is(err, nats.ErrNoResponders) {
 					continue
 				}

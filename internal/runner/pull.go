@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -33,7 +35,7 @@ func pullExpiry(ttl time.Duration) time.Duration { return max(2*PullHeartbeat, t
 type pull struct {
 	cc     jetstream.ConsumeContext
 	msgs   chan jetstream.Msg
-	errs   chan error      // what nats.go reports: a lost pin, a deleted consumer, ...
+	errs   chan error      // what ends the pull's tenure: a lost pin, a deleted consumer
 	closed <-chan struct{} // closed once nats.go stopped consuming, by Stop, Drain or a terminal error
 	stop   chan struct{}
 	once   sync.Once
@@ -58,9 +60,14 @@ func startPull(cons jetstream.Consumer, batch, buffer int, ttl time.Duration, lo
 		jetstream.PullPriorityGroup(streams.PriorityGroup),
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 			log.Debug("consume", "err", err)
-			select {
-			case pl.errs <- err:
-			default:
+			// Only what ends the tenure is passed on, so that the missed
+			// heartbeats of a long recovery cannot fill errs and crowd out
+			// a lost pin; once errs holds one, the rest add nothing.
+			if errors.Is(err, jetstream.ErrPinIDMismatch) || errors.Is(err, nats.ErrNoResponders) {
+				select {
+				case pl.errs <- err:
+				default:
+				}
 			}
 		}))
 	if err != nil {
