@@ -100,9 +100,10 @@
 // The work is bounded so that hostile text stays cheap: numbers longer than
 // 400 characters or with an exponent beyond ±400 are refused as invalid
 // JSON (the validator computes exactly, and 1e999999 would take it a
-// second); nesting deeper than MaxDepth is refused; key matching looks at
-// names of at most 64 bytes, at most 16 unknown keys and 128 candidate
-// properties per object and 64 objects per round; at most 1024 values are
+// second); nesting deeper than MaxDepth is refused, and no repair nests
+// deeper (a string is not parsed into a member if it would); key matching
+// looks at names of at most 64 bytes, at most 16 unknown keys and 128
+// candidate properties per object and 64 objects per round; at most 1024 values are
 // converted or dropped per round; a markdown link's text and address are at
 // most 256 bytes, and a string that still holds links after 8 passes is
 // left as it is.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/internal/jsonlex"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -282,6 +283,9 @@ func parseString(str string, f *typeFailure, allowed Set) (coercion, bool) {
 		typ = "object"
 	}
 	if t[0] != '[' && t[0] != '{' || !slices.Contains(f.wants, typ) {
+		return coercion{}, false
+	}
+	if jsonlex.Deeper(t, MaxDepth-len(f.loc)) { // put at f.loc, it would nest too deep
 		return coercion{}, false
 	}
 	v, err := parse(t)

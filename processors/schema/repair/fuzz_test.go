@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/internal/canon"
 )
 
@@ -46,6 +47,10 @@ var fuzzSeeds = []string{
 	`{"args": {"file_path": "a"}}`, `{"input": "{\"file_path\": \"a\"}"}`, `{"file_path": "a", "ids": "[1, 2]"}`, `{"file_path": "a", "files": "b"}`,
 	`{"file_path": "a", "limit": null, "note": null, "meta": {"tag": null}}`, `{"recursive": True, "path": None}`, `{"path": "C:\users\x"}`,
 	`{"file_path": "[[a](http://a)](http://a)", "ids": 3}`, `{"path": "a",,}`, `{'path': 'it\'s'}`,
+	// Repairs that would nest deeper than the wire allows: closing 65
+	// arrays, and parsing a string of 64 into a member.
+	strings.Repeat("[", event.MaxJSONDepth+1) + "0",
+	`{"file_path": "a", "meta": "{\"x\": ` + strings.Repeat("[", event.MaxJSONDepth-1) + "0" + strings.Repeat("]", event.MaxJSONDepth-1) + `}"}`,
 }
 
 // FuzzRepair checks arbitrary text against the fixed schemas, with each of

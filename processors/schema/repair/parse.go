@@ -6,11 +6,14 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/internal/jsonlex"
 )
 
-// MaxDepth is the deepest nesting of arrays and objects parse accepts.
-const MaxDepth = 1000
+// MaxDepth is the deepest nesting of arrays and objects parse accepts, and
+// that a repair makes: the wire's limit on a call's arguments, which the
+// guards' canonical hash shares.
+const MaxDepth = event.MaxJSONDepth
 
 // syntaxError is why text is not JSON, in a form fit for a diagnostic.
 // Offsets count as encoding/json's do: the bytes read up to and including
