@@ -2,7 +2,11 @@ package canon
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/internal/jsonlex"
 )
 
 func TestHashEquivalent(t *testing.T) {
@@ -130,5 +134,27 @@ func TestHashIgnoring(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { HashIgnoring(`{"path":"a.go","task_progress":"1/3"}`, ignore) }); n != 0 {
 		t.Errorf("HashIgnoring allocates %v times", n)
+	}
+}
+
+// TestHashesTheWiresDeepest: arguments nested as deep as the wire lets a
+// call's args be (event.MaxJSONDepth) hash canonically, so that the guards
+// never fall back to the raw text for a call they were sent; one level
+// more is what the wire refuses.
+func TestHashesTheWiresDeepest(t *testing.T) {
+	d := event.MaxJSONDepth
+	for _, s := range []string{
+		strings.Repeat("[", d) + "0" + strings.Repeat("]", d),
+		strings.Repeat(`{"a":`, d) + `"x"` + strings.Repeat("}", d),
+	} {
+		if jsonlex.Deeper(s, d) {
+			t.Fatalf("the wire refuses %d levels: %.20q…", d, s)
+		}
+		if _, ok := Hash(s); !ok {
+			t.Errorf("%d levels, which the wire accepts, do not hash canonically: %.20q…", d, s)
+		}
+		if deeper := "[" + s + "]"; !jsonlex.Deeper(deeper, d) {
+			t.Errorf("the wire accepts %d levels: %.20q…", d+1, deeper)
+		}
 	}
 }
