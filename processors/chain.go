@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/guardstream/guardstream/event"
+	"github.com/guardstream/guardstream/internal/pack"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -195,12 +196,18 @@ const (
 	keyParts = "parts"
 )
 
+// snapshotCap is the room a snapshot's buffer starts with: most runs'
+// snapshots are 300-600 bytes.
+const snapshotCap = 512
+
 // Encode returns the msgpack snapshot of r: a map with the chain's own
 // fields under "run" and each processor's state under its name in "parts".
 // Equal runs give equal bytes.
 func (c *Chain) Encode(r *Run) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
+	buf := bytes.NewBuffer(make([]byte, 0, snapshotCap))
+	enc := msgpack.GetEncoder()
+	defer msgpack.PutEncoder(enc)
+	enc.Reset(buf)
 	enc.UseCompactInts(true)
 	if err := enc.EncodeMapLen(2); err != nil {
 		return nil, err
@@ -208,7 +215,7 @@ func (c *Chain) Encode(r *Run) ([]byte, error) {
 	if err := enc.EncodeString(keyRun); err != nil {
 		return nil, err
 	}
-	if err := enc.Encode(r); err != nil {
+	if err := pack.Encode(enc, r); err != nil {
 		return nil, err
 	}
 	if err := enc.EncodeString(keyParts); err != nil {
@@ -222,7 +229,7 @@ func (c *Chain) Encode(r *Run) ([]byte, error) {
 		if err := enc.EncodeString(p.Name()); err != nil {
 			return nil, err
 		}
-		if err := enc.Encode(r.Parts[i]); err != nil {
+		if err := pack.Encode(enc, r.Parts[i]); err != nil {
 			return nil, fmt.Errorf("processors: encoding %s state: %w", p.Name(), err)
 		}
 	}
