@@ -17,13 +17,19 @@ import (
 // allocate nothing in steady state. (A result does: it draws the output
 // view.)
 func TestPlainAllowDoesNotAllocate(t *testing.T) {
+	eachPreset(t, func(t *testing.T, p guard.Policy) { plainAllowDoesNotAllocate(t, guard.Chain(p)) })
+}
+
+// eachPreset runs test on the policy of every preset, the default's
+// among them, as a subtest named for it.
+func eachPreset(t *testing.T, test func(*testing.T, guard.Policy)) {
 	for _, name := range guard.Presets() {
 		t.Run(name, func(t *testing.T) {
 			p, err := guard.Preset(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			plainAllowDoesNotAllocate(t, guard.Chain(p))
+			test(t, p)
 		})
 	}
 }
@@ -147,28 +153,22 @@ func BenchmarkChainRunStart(b *testing.B) {
 // internal/pack, and none falls back to msgpack's reflection, whose
 // omitempty check allocated about 230 times a snapshot.
 func TestSnapshotAllocatesItsBytesOnly(t *testing.T) {
-	for _, name := range guard.Presets() {
-		t.Run(name, func(t *testing.T) {
-			p, err := guard.Preset(name)
+	eachPreset(t, func(t *testing.T, p guard.Policy) {
+		c, r := guard.Chain(p), busyRun(p)
+		var size int
+		allocs := testing.AllocsPerRun(50, func() {
+			snap, err := c.Encode(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, r := guard.Chain(p), busyRun(p)
-			var size int
-			allocs := testing.AllocsPerRun(50, func() {
-				snap, err := c.Encode(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				size = len(snap)
-			})
-			// The buffer and its header, and a doubling of the buffer per
-			// power of two it grows past its first 512 bytes.
-			if want := 2 + bits.Len(uint(size/512)); allocs > float64(want) {
-				t.Fatalf("%v allocations for a snapshot of %d bytes; want at most %d", allocs, size, want)
-			}
+			size = len(snap)
 		})
-	}
+		// The buffer and its header, and a doubling of the buffer per
+		// power of two it grows past its first 512 bytes.
+		if want := 2 + bits.Len(uint(size/512)); allocs > float64(want) {
+			t.Fatalf("%v allocations for a snapshot of %d bytes; want at most %d", allocs, size, want)
+		}
+	})
 }
 
 // busyRun returns a run of c's policy after 40 rounds of a well-behaved
