@@ -113,9 +113,9 @@ func (p *plan) empty(v reflect.Value) bool {
 
 // zeroer returns v's IsZero method's receiver without copying v where it
 // can: through its address.
-func zeroer(v reflect.Value) interface{ IsZero() bool } {
+func zeroer(v reflect.Value) isZeroer {
 	if v.CanAddr() && v.Kind() != reflect.Pointer {
-		return v.Addr().Interface().(interface{ IsZero() bool })
+		return v.Addr().Interface().(isZeroer)
 	}
-	return v.Interface().(interface{ IsZero() bool })
+	return v.Interface().(isZeroer)
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 )
 
+// isZeroer is a type whose IsZero method msgpack's omitempty asks.
+type isZeroer interface{ IsZero() bool }
+
 // how a plan writes a value.
 type how uint8
 
@@ -22,7 +25,6 @@ const (
 
 // plan is how one type is written and when it is empty.
 type plan struct {
-	typ    reflect.Type
 	how    how
 	zeroer bool    // the type has an IsZero method, which decides emptiness
 	fields []field // asMap, and any struct for emptiness
@@ -41,7 +43,7 @@ var (
 	plans    sync.Map // reflect.Type → *plan, or error if it has none
 	compiles sync.Mutex
 
-	zeroerType = reflect.TypeFor[interface{ IsZero() bool }]()
+	zeroerType = reflect.TypeFor[isZeroer]()
 	// Types msgpack hands to their own methods.
 	encoderTypes = []reflect.Type{
 		reflect.TypeFor[msgpack.CustomEncoder](),
@@ -49,16 +51,12 @@ var (
 		reflect.TypeFor[encoding.BinaryMarshaler](),
 		reflect.TypeFor[encoding.TextMarshaler](),
 	}
-	errorType = reflect.TypeFor[error]()
 )
 
 // planFor returns t's plan, or an error if pack leaves t to msgpack.
 func planFor(t reflect.Type) (*plan, error) {
-	if v, ok := plans.Load(t); ok {
-		if p, ok := v.(*plan); ok {
-			return p, nil
-		}
-		return nil, v.(error)
+	if p, ok, err := cached(t); ok {
+		return p, err
 	}
 	compiles.Lock()
 	defer compiles.Unlock()
@@ -71,21 +69,30 @@ func planFor(t reflect.Type) (*plan, error) {
 	return p, nil
 }
 
+// cached returns what planFor found for t before, if it did.
+func cached(t reflect.Type) (*plan, bool, error) {
+	v, ok := plans.Load(t)
+	if !ok {
+		return nil, false, nil
+	}
+	if p, ok := v.(*plan); ok {
+		return p, true, nil
+	}
+	return nil, true, v.(error)
+}
+
 // compile builds t's plan; doing holds the plans being built, so that a
 // type that contains itself refers to its own plan.
 func compile(t reflect.Type, doing map[reflect.Type]*plan) (*plan, error) {
-	if v, ok := plans.Load(t); ok {
-		if p, ok := v.(*plan); ok {
-			return p, nil
-		}
-		return nil, v.(error)
+	if p, ok, err := cached(t); ok {
+		return p, err
 	}
 	if p := doing[t]; p != nil {
 		return p, nil
 	}
-	p := &plan{typ: t, zeroer: t.Implements(zeroerType)}
+	p := &plan{zeroer: t.Implements(zeroerType)}
 	doing[t] = p
-	custom := t == errorType
+	custom := false // an interface (error among them) is refused below
 	for _, it := range encoderTypes {
 		custom = custom || t.Implements(it) || t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(it)
 	}
