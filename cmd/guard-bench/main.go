@@ -61,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the benchmark process to this file")
 	fs.StringVar(&cfg.HeapProfile, "memprofile", "", "write a heap profile, taken with the largest scale's runs loaded, to this file")
+	fs.StringVar(&cfg.ServerProfile, "server-cpuprofile", "", "write a CPU profile of the started server over each drain to <this prefix>-<drain>.pprof")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

@@ -25,7 +25,8 @@ func TestParseInts(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-scale", "2k"}, {"-rates", "x"}, {"-pairs", "0"}, {"-base-window", "64", "-base-batch", "128"}} {
+	for _, args := range [][]string{{"-scale", "2k"}, {"-rates", "x"}, {"-pairs", "0"}, {"-base-window", "64", "-base-batch", "128"},
+		{"-nats-url", "nats://127.0.0.1:4222", "-server-cpuprofile", "/tmp/p"}} {
 		var stderr strings.Builder
 		if code := run(args, io.Discard, &stderr); code != 2 {
 			t.Errorf("%v: exit %d, want 2; %s", args, code, stderr.String())

@@ -68,7 +68,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 			return rep, err
 		}
 		defer srv.stop()
-		url, cfg.serverPID = srv.url, srv.cmd.Process.Pid
+		url, cfg.server = srv.url, srv
 	}
 	nc, err := nats.Connect(url, nats.Name("guard-bench"))
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,7 @@ func TestRun(t *testing.T) {
 	cfg.Partitions, cfg.Events, cfg.Runs, cfg.Rounds = 2, 2000, 20, 2
 	cfg.Rates, cfg.Window, cfg.Pairs, cfg.Timeout = []int{300}, 300*time.Millisecond, 2, time.Minute
 	cfg.Scale = []int{50, 400}
+	cfg.ServerProfile = filepath.Join(t.TempDir(), "server")
 	rep, err := Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +89,20 @@ func TestRun(t *testing.T) {
 			t.Errorf("%s: %+v partition failures", p, f)
 		}
 	}
+	var drains []string
+	for r := range 2 {
+		for _, p := range []string{"old", "base", "guard"} {
+			drains = append(drains, fmt.Sprintf("throughput-%d-%s", r+1, p))
+		}
+	}
+	drains = append(drains, "scale-s0-50", "scale-s1-400", "scale-s2-50")
+	for _, d := range drains {
+		// A CPU profile is gzipped protocol buffers.
+		if b, err := os.ReadFile(cfg.ServerProfile + "-" + d + ".pprof"); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("the server's profile of the %s drain: %d bytes, %v", d, len(b), err)
+		}
+	}
+
 	var b strings.Builder
 	rep.Print(&b)
 	for _, want := range []string{"guard/baseline, median of 2 rounds", "baseline/old baseline", "(saturation)",

@@ -44,10 +44,16 @@ type Config struct {
 	// HeapProfile, when set, is where a heap profile is written with the
 	// largest scale's active runs loaded.
 	HeapProfile string
+	// ServerProfile, when set, is the prefix of the CPU profiles of the
+	// server child, one over each drain (throughput and scaling), the
+	// interval its CPU per event is measured over:
+	// <prefix>-throughput-<round>-<pipeline>.pprof and
+	// <prefix>-scale-s<step>-<runs>.pprof.
+	ServerProfile string
 
-	log       io.Writer // Run's progress log, where the runner's warnings go too
-	warn      *warnings // counts the runner's warnings
-	serverPID int       // the server child's, whose CPU time is measured; 0 if none
+	log    io.Writer // Run's progress log, where the runner's warnings go too
+	warn   *warnings // counts the runner's warnings
+	server *child    // the server child, whose CPU time is measured; nil with NATSURL
 }
 
 // DefaultConfig returns the configuration of the reference measurement.
@@ -86,6 +92,9 @@ func (c Config) Validate() error {
 	}
 	if c.BaseWindow < 1 || c.BaseWindow > 1<<16 || c.BaseBatch < 1 || c.BaseBatch > c.BaseWindow {
 		errs = append(errs, fmt.Errorf("baseline window %d and batch %d; want a window of 1 to 65536 events and a batch no larger", c.BaseWindow, c.BaseBatch))
+	}
+	if c.ServerProfile != "" && c.NATSURL != "" {
+		errs = append(errs, errors.New("server profiles are of the server guard-bench starts; drop the server URL or the profile"))
 	}
 	for _, r := range c.Rates {
 		if r < 1 {

@@ -51,6 +51,10 @@
 //   - Partition failures: the runner's 'partition failed' warnings, from
 //     the logger guard-bench gives it, counted per phase.
 //
+// The server is this binary too, as a child process (server.go): its CPU
+// time is read per drain, and on request (Config.ServerProfile) it
+// profiles itself over each drain.
+//
 // Every phase is bounded in events and time. Numbers from a shared machine
 // are noisy: compare the ratios, measured in the same run, not absolute
 // rates across runs.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
@@ -130,17 +132,24 @@ func measureRuns(ctx context.Context, cfg Config, js jetstream.JetStream, url st
 	if err != nil {
 		return s, err
 	}
-	if err := pause(ctx, js, cfg.Partitions, time.Time{}); err != nil {
+	endProfile, err := cfg.profileServer("scale-" + strings.TrimSuffix(prefix, "-") + "-" + strconv.Itoa(runs))
+	if err != nil {
 		return s, err
 	}
-	cpu := readCPU(cfg.serverPID)
+	if err := pause(ctx, js, cfg.Partitions, time.Time{}); err != nil {
+		return s, errors.Join(err, endProfile())
+	}
+	cpu := readCPU(cfg.server.pid())
 	began = time.Now()
 	done, err := waitDrain(ctx, cfg, js)
 	if err != nil {
-		return s, fmt.Errorf("draining the events: %w", err)
+		return s, errors.Join(fmt.Errorf("draining the events: %w", err), endProfile())
 	}
 	s.Tp = throughput(len(measured), done.Sub(began))
-	s.Tp.CPU, s.Tp.ServerCPU = readCPU(cfg.serverPID).perEvent(cpu, len(measured))
+	s.Tp.CPU, s.Tp.ServerCPU = readCPU(cfg.server.pid()).perEvent(cpu, len(measured))
+	if err := endProfile(); err != nil {
+		return s, err
+	}
 	after, err := storedMessages(ctx, js)
 	s.Tp.Stored = float64(after-stored) / float64(len(measured))
 	return s, err

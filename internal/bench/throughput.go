@@ -49,6 +49,7 @@ type Round struct {
 
 // drainer is a pipeline a throughput round drains events through.
 type drainer struct {
+	name      string           // the pipeline, as the server's profiles name it
 	subject   func(msg) string // where an agent event is published for it
 	stream    string
 	consumers []string
@@ -61,10 +62,10 @@ type drainer struct {
 func measureThroughput(ctx context.Context, cfg Config, js jetstream.JetStream, url string, old, base *loop, rep *Report, log io.Writer) error {
 	loopDrainer := func(l *loop) drainer {
 		in, _ := l.streams()
-		return drainer{subject: func(m msg) string { return l.subject(m.subject) }, stream: in, consumers: l.consumers(),
+		return drainer{name: l.name, subject: func(m msg) string { return l.subject(m.subject) }, stream: in, consumers: l.consumers(),
 			start: func() (*running, error) { return startLoop(ctx, url, cfg, l) }}
 	}
-	guardDrain := drainer{subject: agentSubject, stream: streams.EventStream, consumers: guardConsumers(cfg.Partitions),
+	guardDrain := drainer{name: guardPipeline, subject: agentSubject, stream: streams.EventStream, consumers: guardConsumers(cfg.Partitions),
 		start: func() (*running, error) { return startGuard(ctx, url, cfg, slog.NewTextHandler(cfg.log, warnLevel)) }}
 	names := []string{"old baseline", "baseline", "guard"}
 	for i := range cfg.Rounds {
@@ -78,7 +79,7 @@ func measureThroughput(ctx context.Context, cfg Config, js jetstream.JetStream, 
 		var tps [3]Throughput
 		for _, k := range order {
 			d := []drainer{loopDrainer(old), loopDrainer(base), guardDrain}[k]
-			tp, err := timeDrain(ctx, cfg, js, events, d)
+			tp, err := timeDrain(ctx, cfg, js, events, d, "throughput-"+strconv.Itoa(i+1)+"-"+d.name)
 			if err != nil {
 				return fmt.Errorf("%s: %w", names[k], err)
 			}
@@ -100,8 +101,9 @@ func measureThroughput(ctx context.Context, cfg Config, js jetstream.JetStream, 
 }
 
 // timeDrain preloads events, starts d's pipeline and times how long its
-// consumers take to handle them all; it stops the pipeline.
-func timeDrain(ctx context.Context, cfg Config, js jetstream.JetStream, events []msg, d drainer) (Throughput, error) {
+// consumers take to handle them all; it stops the pipeline. The drain's
+// server profile, if any, is called profile.
+func timeDrain(ctx context.Context, cfg Config, js jetstream.JetStream, events []msg, d drainer, profile string) (Throughput, error) {
 	if err := phase(ctx, cfg, func(ctx context.Context) error { return preload(ctx, js, events, d.subject) }); err != nil {
 		return Throughput{}, err
 	}
@@ -109,10 +111,14 @@ func timeDrain(ctx context.Context, cfg Config, js jetstream.JetStream, events [
 	if err != nil {
 		return Throughput{}, err
 	}
-	cpu, began := readCPU(cfg.serverPID), time.Now()
-	r, err := d.start()
+	endProfile, err := cfg.profileServer(profile)
 	if err != nil {
 		return Throughput{}, err
+	}
+	cpu, began := readCPU(cfg.server.pid()), time.Now()
+	r, err := d.start()
+	if err != nil {
+		return Throughput{}, errors.Join(err, endProfile())
 	}
 	defer r.stop()
 	var done time.Time
@@ -121,10 +127,13 @@ func timeDrain(ctx context.Context, cfg Config, js jetstream.JetStream, events [
 		return err
 	})
 	if err != nil {
-		return Throughput{}, err
+		return Throughput{}, errors.Join(err, endProfile())
 	}
 	tp := throughput(len(events), done.Sub(began))
-	tp.CPU, tp.ServerCPU = readCPU(cfg.serverPID).perEvent(cpu, len(events))
+	tp.CPU, tp.ServerCPU = readCPU(cfg.server.pid()).perEvent(cpu, len(events))
+	if err := endProfile(); err != nil {
+		return Throughput{}, err
+	}
 	after, err := storedMessages(ctx, js)
 	tp.Stored = float64(after-before) / float64(len(events))
 	return tp, err
