@@ -306,6 +306,8 @@ func (c Config) RunsBucketConfig() jetstream.KeyValueConfig {
 
 // PartitionConsumer sizes the durable consumers of the partitions.
 type PartitionConsumer struct {
+	// Partitions is how many partitions AGENT_EVENTS has.
+	Partitions int
 	// AckWait is how long the server waits for an ack before redelivering.
 	AckWait time.Duration
 	// MaxAckPending bounds the events delivered but not yet acked.
@@ -327,7 +329,7 @@ func (c PartitionConsumer) Config(p int, from uint64) jetstream.ConsumerConfig {
 	cc := jetstream.ConsumerConfig{
 		Durable:        ConsumerName(p),
 		Description:    fmt.Sprintf("guardstream: guard-consumer for partition %d", p),
-		FilterSubject:  PartitionFilter(p),
+		FilterSubject:  c.filter(p),
 		DeliverPolicy:  jetstream.DeliverAllPolicy,
 		AckPolicy:      jetstream.AckAllPolicy,
 		AckWait:        c.AckWait,
@@ -341,4 +343,17 @@ func (c PartitionConsumer) Config(p int, from uint64) jetstream.ConsumerConfig {
 		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
 	}
 	return cc
+}
+
+// filter returns the subjects partition p's consumer takes. A lone
+// partition takes every message of AGENT_EVENTS, and says so with ">":
+// nats-server's file store finds the next message of any other filter
+// with a wildcard by walking the subjects of the block that it matches,
+// every run's here, which cost the server about 7 times the CPU an event
+// of ">" in a backlog drain (docs/decisions/0007-performance.md, lever 15).
+func (c PartitionConsumer) filter(p int) string {
+	if c.Partitions == 1 {
+		return ">"
+	}
+	return PartitionFilter(p)
 }

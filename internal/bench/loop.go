@@ -112,6 +112,9 @@ func (l *loop) provision(ctx context.Context, js jetstream.JetStream) error {
 	}
 	for p, name := range l.consumers() {
 		cc := jetstream.ConsumerConfig{Durable: name, FilterSubject: l.source() + "." + strconv.Itoa(p) + ".>", AckPolicy: jetstream.AckNonePolicy}
+		if l.partitions == 1 {
+			cc.FilterSubject = ">" // as guard-consumer's lone partition does (streams.PartitionConsumer)
+		}
 		switch l.kind {
 		case exactLoop:
 			cc.AckPolicy, cc.MaxAckPending = jetstream.AckAllPolicy, l.window

@@ -71,7 +71,7 @@ func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config
 	if r.outputs != nil {
 		names = append(names, objectstore.Stream)
 	}
-	cc := streams.PartitionConsumer{AckWait: cfg.AckWait, MaxAckPending: r.maxAckPending(), PinnedTTL: cfg.PinnedTTL}
+	cc := streams.PartitionConsumer{Partitions: cfg.Partitions, AckWait: cfg.AckWait, MaxAckPending: r.maxAckPending(), PinnedTTL: cfg.PinnedTTL}
 	if r.assets, err = newAssets(ctx, js, log, cc, names...); err != nil {
 		return nil, err
 	}
