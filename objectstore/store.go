@@ -120,7 +120,7 @@ func (s *Store) Get(ctx context.Context, tenant string, ref event.OutputRef) ([]
 	data = append(data, h.first...)
 	for i := 1; i < h.parts && int64(len(data)) <= ref.Size; i++ {
 		subj, _ := Subject(tenant, ref.Digest, i)
-		m, err := s.stream.GetLastMsgForSubject(ctx, subj)
+		m, err := s.last(ctx, subj)
 		if err != nil {
 			return nil, s.wrap(err, ref.Digest, i)
 		}
@@ -159,7 +159,7 @@ func (s *Store) head(ctx context.Context, tenant, digest string) (head, error) {
 	if err != nil {
 		return head{}, err
 	}
-	m, err := s.stream.GetLastMsgForSubject(ctx, subj)
+	m, err := s.last(ctx, subj)
 	if err != nil {
 		return head{}, s.wrap(err, digest, 0)
 	}
