@@ -80,8 +80,11 @@ func compileGlobs(globs []string) (globSet, error) {
 		if err != nil {
 			return globSet{}, err
 		}
-		if !exact {
-			exp = []string{glob} // doublestar reads its alternatives
+		if !exact || !utf8.ValidString(glob) {
+			// doublestar reads its alternatives. It reads an invalid
+			// byte as U+FFFD, and bytes an expansion joins may make a
+			// valid rune of ones that were invalid apart.
+			exp = []string{glob}
 		}
 		for _, p := range exp {
 			if !doublestar.ValidatePattern(p) {
