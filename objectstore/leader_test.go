@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/guardstream/guardstream/internal/natstest"
+	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -35,7 +36,7 @@ func TestLeaderReadsWhatDirectGetsRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		leader, err := st.leaderLast(ctx, subj)
+		leader, err := streams.LeaderGet(ctx, st.js.Conn(), Stream, streams.LeaderRequest{LastFor: subj})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestLeaderReadsWhatDirectGetsRead(t *testing.T) {
 		}
 	}
 	missing, _ := Subject("acme", ref.Digest, 9)
-	if _, err := st.leaderLast(ctx, missing); !errors.Is(err, jetstream.ErrMsgNotFound) {
+	if _, err := streams.LeaderGet(ctx, st.js.Conn(), Stream, streams.LeaderRequest{LastFor: missing}); !errors.Is(err, jetstream.ErrMsgNotFound) {
 		t.Errorf("a missing part from the leader: %v, want ErrMsgNotFound", err)
 	}
 	if _, err := st.last(ctx, missing); !errors.Is(err, jetstream.ErrMsgNotFound) {

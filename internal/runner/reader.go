@@ -62,8 +62,6 @@ func (rd *reader) close() { _ = rd.sub.Unsubscribe() }
 // getRequest is the direct get API's request (JSApiMsgGetRequest).
 type getRequest struct {
 	Seq       uint64   `json:"seq,omitempty"`
-	NextFor   string   `json:"next_by_subj,omitempty"`
-	LastFor   string   `json:"last_by_subj,omitempty"`
 	Batch     int      `json:"batch,omitempty"`
 	MaxBytes  int      `json:"max_bytes,omitempty"`
 	MultiLast []string `json:"multi_last,omitempty"`
@@ -160,7 +158,7 @@ func fromDirect(m *nats.Msg) (record, error) {
 // seq, or, with filter set, the first matching filter at or after seq, and
 // returns its sequence and subject; 0 if there is none.
 func (rd *reader) leaderGet(ctx context.Context, seq uint64, filter string) (uint64, string, error) {
-	m, err := rd.leader(ctx, getRequest{Seq: seq, NextFor: filter})
+	m, err := rd.leader(ctx, streams.LeaderRequest{Seq: seq, NextFor: filter})
 	if m == nil || err != nil {
 		return 0, "", err
 	}
@@ -170,41 +168,20 @@ func (rd *reader) leaderGet(ctx context.Context, seq uint64, filter string) (uin
 // leaderLast asks the stream's leader for the last message on subject, nil
 // if there is none.
 func (rd *reader) leaderLast(ctx context.Context, subject string) (*record, error) {
-	return rd.leader(ctx, getRequest{LastFor: subject})
+	return rd.leader(ctx, streams.LeaderRequest{LastFor: subject})
 }
 
-// leader sends req to the stream's message get API, which only its leader
-// answers, and returns the message, nil if there is none.
-func (rd *reader) leader(ctx context.Context, req getRequest) (*record, error) {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
+// leader asks the stream's leader for the message req names, nil if there
+// is none.
+func (rd *reader) leader(ctx context.Context, req streams.LeaderRequest) (*record, error) {
 	ctx, cancel := context.WithTimeout(ctx, rd.timeout)
 	defer cancel()
-	m, err := rd.nc.RequestWithContext(ctx, streams.MsgGetSubject(rd.stream), body)
-	if err != nil {
-		return nil, fmt.Errorf("runner: asking %s's leader: %w", rd.stream, err)
-	}
-	var resp struct {
-		Error   *jetstream.APIError `json:"error"`
-		Message *struct {
-			Subject string    `json:"subject"`
-			Seq     uint64    `json:"seq"`
-			Data    []byte    `json:"data"`
-			Time    time.Time `json:"time"`
-		} `json:"message"`
-	}
-	if err := json.Unmarshal(m.Data, &resp); err != nil {
-		return nil, fmt.Errorf("runner: asking %s's leader: %w", rd.stream, err)
-	}
+	m, err := streams.LeaderGet(ctx, rd.nc, rd.stream, req)
 	switch {
-	case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound:
+	case errors.Is(err, jetstream.ErrMsgNotFound):
 		return nil, nil
-	case resp.Error != nil:
-		return nil, fmt.Errorf("runner: asking %s's leader: %w", rd.stream, resp.Error)
-	case resp.Message == nil:
-		return nil, fmt.Errorf("runner: asking %s's leader: an answer with no message", rd.stream)
+	case err != nil:
+		return nil, fmt.Errorf("runner: %w", err)
 	}
-	return &record{subject: resp.Message.Subject, seq: resp.Message.Seq, data: resp.Message.Data, at: resp.Message.Time}, nil
+	return &record{subject: m.Subject, header: m.Header, seq: m.Sequence, data: m.Data, at: m.Time}, nil
 }
