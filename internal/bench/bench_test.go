@@ -60,7 +60,13 @@ func TestRun(t *testing.T) {
 	if len(rep.Latency) != 2 || !rep.Latency[1].Saturation {
 		t.Fatalf("%d latency loads, want the offered load and saturation", len(rep.Latency))
 	}
+	// A window's CPU is counted in the kernel's ticks (10 ms), which a
+	// small window may not reach: the phase's, summed, does.
+	var guardCPU, serverCPU float64
 	for _, l := range rep.Latency {
+		for _, w := range l.Guard {
+			guardCPU, serverCPU = guardCPU+w.CPU, serverCPU+w.ServerCPU
+		}
 		if len(l.Guard) != 2 || l.GuardPooled.Missing != 0 || l.GuardPooled.P50 <= 0 {
 			t.Errorf("at %d/s the guard's windows are %+v", l.Offered, l.Guard)
 		}
@@ -73,6 +79,10 @@ func TestRun(t *testing.T) {
 				t.Errorf("at %d/s against %s: %+v", l.Offered, c.Name, c)
 			}
 		}
+	}
+
+	if guardCPU <= 0 || serverCPU <= 0 {
+		t.Errorf("the guard's windows used %.1f µs of CPU per event, and the server %.1f: want both measured", guardCPU, serverCPU)
 	}
 
 	if len(rep.Scale) != 3 || rep.Scale[0].Runs != 50 || rep.Scale[1].Runs != 400 || rep.Scale[2].Runs != 50 {

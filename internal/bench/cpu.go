@@ -12,11 +12,12 @@ import (
 // 100 on Linux).
 const cpuClock = 100
 
-// cpuTimes are the CPU time this process and the server child have used;
-// on a shared machine they measure a pipeline's cost where its speed
-// depends on what else runs.
+// cpuTimes are the CPU time a pipeline's process (this one in a drain, the
+// target's child in a latency window) and the server child have used; on a
+// shared machine they measure a pipeline's cost where its speed depends on
+// what else runs.
 type cpuTimes struct {
-	self, server time.Duration
+	pipeline, server time.Duration
 }
 
 // readCPU returns the CPU time used so far by this process and by the
@@ -25,7 +26,7 @@ func readCPU(pid int) cpuTimes {
 	var c cpuTimes
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		c.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		c.pipeline = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	if pid > 0 {
 		c.server = processCPU(pid)
@@ -58,7 +59,7 @@ func processCPU(pid int) time.Duration {
 }
 
 // perEvent returns the CPU used since before, in µs per event.
-func (c cpuTimes) perEvent(before cpuTimes, events int) (self, server float64) {
+func (c cpuTimes) perEvent(before cpuTimes, events int) (pipeline, server float64) {
 	n := float64(max(events, 1))
-	return float64((c.self - before.self).Microseconds()) / n, float64((c.server - before.server).Microseconds()) / n
+	return float64((c.pipeline - before.pipeline).Microseconds()) / n, float64((c.server - before.server).Microseconds()) / n
 }

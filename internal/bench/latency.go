@@ -24,6 +24,12 @@ type Latency struct {
 	P50      float64 `json:"p50_ms"`
 	P99      float64 `json:"p99_ms"`
 	P999     float64 `json:"p999_ms"`
+	// CPU and ServerCPU are the CPU time, in µs per event sent, that the
+	// target's process and the server spent from the window's first event
+	// until the target had handled its last: what each answer costs the
+	// machine whose cores they share. 0 in a pooled Latency.
+	CPU       float64 `json:"cpu_us_per_event,omitempty"`
+	ServerCPU float64 `json:"server_cpu_us_per_event,omitempty"`
 }
 
 // target is what a latency window offers events to: the guard, a verdict
@@ -39,6 +45,7 @@ type target struct {
 	core    bool
 	subject func(msg) string                // where an event is sent
 	settle  func(ctx context.Context) error // waits until it has handled everything sent
+	pid     int                             // the process it runs in, whose CPU a window measures
 }
 
 // tagBytes is the tag put first in each event sent to a target that
@@ -88,10 +95,11 @@ func (r *recorder) taken() ([]time.Duration, int) {
 
 // window is one offer of events to a target at a fixed rate.
 type window struct {
-	id   uint32
-	t    *target
-	rate int // events/s; 0 is as fast as possible
-	msgs []msg
+	id     uint32
+	t      *target
+	rate   int // events/s; 0 is as fast as possible
+	msgs   []msg
+	server int // the server's process id, if it is a child
 }
 
 // offer sends w's events at its rate and measures the latency of their
@@ -159,6 +167,7 @@ func (w window) offer(ctx context.Context, nc *nats.Conn) (Latency, []time.Durat
 		return Latency{}, nil, err
 	}
 
+	cpu := cpuTimes{processCPU(w.t.pid), processCPU(w.server)}
 	start := time.Now()
 	t := time.NewTicker(time.Millisecond)
 	defer t.Stop()
@@ -206,10 +215,12 @@ func (w window) offer(ctx context.Context, nc *nats.Conn) (Latency, []time.Durat
 	if err := w.t.settle(ctx); err != nil {
 		return Latency{}, nil, err
 	}
+	used, server := cpuTimes{processCPU(w.t.pid), processCPU(w.server)}.perEvent(cpu, len(out))
 	taken, missing := rec.taken()
 	return Latency{
 		Offered: w.rate, Achieved: achieved, Samples: rec.sampled, Missing: missing,
 		P50: quantile(taken, 0.5), P99: quantile(taken, 0.99), P999: quantile(taken, 0.999),
+		CPU: used, ServerCPU: server,
 	}, taken, nil
 }
 

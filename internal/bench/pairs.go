@@ -68,7 +68,7 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 	}
 	started = append(started, rr)
 	against := []*target{{name: "core request/reply", answers: "bench.rr.answers", core: true,
-		subject: func(msg) string { return replySubject }, settle: func(context.Context) error { return nil }}}
+		subject: func(msg) string { return replySubject }, settle: func(context.Context) error { return nil }, pid: rr.pid}}
 	for _, l := range []struct {
 		name string
 		l    *loop
@@ -85,10 +85,11 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 		in, _ := l.l.streams()
 		against = append(against, &target{name: l.name, answers: l.l.answers(),
 			subject: func(m msg) string { return l.l.subject(m.subject) },
-			settle:  func(ctx context.Context) error { _, err := drain(ctx, js, in, l.l.consumers()); return err }})
+			settle:  func(ctx context.Context) error { _, err := drain(ctx, js, in, l.l.consumers()); return err },
+			pid:     r.pid})
 	}
 	guard := &target{name: "guard", answers: "guard.ctl." + tenant + ".*.*", guard: true, subject: agentSubject,
-		settle: func(ctx context.Context) error { _, err := waitDrain(ctx, cfg, js); return err }}
+		settle: func(ctx context.Context) error { _, err := waitDrain(ctx, cfg, js); return err }, pid: g.pid}
 
 	var id uint32
 	for li, rate := range append(slices.Clone(cfg.Rates), 0) {
@@ -120,7 +121,7 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 				var lat Latency
 				var taken []time.Duration
 				err := phase(ctx, cfg, func(ctx context.Context) (err error) {
-					lat, taken, err = window{id: id, t: t, rate: load.Offered, msgs: msgs}.offer(ctx, nc)
+					lat, taken, err = window{id: id, t: t, rate: load.Offered, msgs: msgs, server: cfg.server.pid()}.offer(ctx, nc)
 					return err
 				})
 				if err != nil {

@@ -14,9 +14,10 @@ import (
 )
 
 // running is a pipeline, the guard's, a loop or the responder, running in
-// this process until stopped; stop may be called more than once.
+// this process or a child until stopped; stop may be called more than once.
 type running struct {
 	stop func()
+	pid  int // the child's process id; 0 in this process
 }
 
 // stopOnce returns a stop that cancels and waits for done, once.

@@ -150,7 +150,7 @@ func startProcess(ctx context.Context, cfg Config, url, name string) (*running, 
 		stop()
 		return nil, ctx.Err()
 	}
-	return &running{stop: sync.OnceFunc(stop)}, nil
+	return &running{stop: sync.OnceFunc(stop), pid: cmd.Process.Pid}, nil
 }
 
 // countLines copies the lines of a child's standard error to log, and

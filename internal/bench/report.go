@@ -39,9 +39,10 @@ func (r Report) Print(w io.Writer) {
 	tw.Flush()
 
 	if len(r.Latency) > 0 {
-		fmt.Fprintf(w, "\nlatency (ms): %d interleaved pairs at each load; medians of the windows, the guard's p99 ratio to each (median, min-max, pooled samples)\n", len(r.Latency[0].Guard))
+		fmt.Fprintf(w, "\nlatency (ms): %d interleaved pairs at each load; medians of the windows, the guard's p99 ratio to each (median, min-max, pooled samples);\n"+
+			"cpu: µs per event of the pipeline's process + the server's in its windows (medians)\n", len(r.Latency[0].Guard))
 		tw = table(w)
-		fmt.Fprintln(tw, "offered/s\tagainst\tits p50\tits p99\tguard p50\tguard p99\tp99 ratio\tmin-max\tpooled\tno answer\t")
+		fmt.Fprintln(tw, "offered/s\tagainst\tits p50\tits p99\tguard p50\tguard p99\tp99 ratio\tmin-max\tpooled\tno answer\tits cpu\tguard cpu\t")
 		for _, l := range r.Latency {
 			offered := strconv.Itoa(l.Offered)
 			if l.Saturation {
@@ -49,9 +50,9 @@ func (r Report) Print(w io.Writer) {
 			}
 			gp50, gp99 := medianOf(l.Guard, func(x Latency) float64 { return x.P50 }), medianOf(l.Guard, func(x Latency) float64 { return x.P99 })
 			for _, c := range l.Against {
-				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f-%.2f\t%.2f\t%d\t\n", offered, c.Name,
+				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f-%.2f\t%.2f\t%d\t%s\t%s\t\n", offered, c.Name,
 					medianOf(c.Windows, func(x Latency) float64 { return x.P50 }), medianOf(c.Windows, func(x Latency) float64 { return x.P99 }),
-					gp50, gp99, c.Median, c.Min, c.Max, c.PooledRatio, c.Pooled.Missing+l.GuardPooled.Missing)
+					gp50, gp99, c.Median, c.Min, c.Max, c.PooledRatio, c.Pooled.Missing+l.GuardPooled.Missing, windowsCPU(c.Windows), windowsCPU(l.Guard))
 				offered = ""
 			}
 		}
@@ -97,6 +98,12 @@ func (r Report) Print(w io.Writer) {
 
 // cpu formats the CPU time per event: the process's, plus the server's
 // when it was measured.
+// windowsCPU is the median CPU per event of a pipeline's windows and of
+// the server in them.
+func windowsCPU(ls []Latency) string {
+	return fmt.Sprintf("%.1f+%.1f", medianOf(ls, func(x Latency) float64 { return x.CPU }), medianOf(ls, func(x Latency) float64 { return x.ServerCPU }))
+}
+
 func (t Throughput) cpu() string {
 	if t.ServerCPU == 0 {
 		return fmt.Sprintf("%.1f", t.CPU)
