@@ -276,6 +276,22 @@ func TestMissingAssetsRecreated(t *testing.T) {
 	call()
 	verdicts(3)
 	t.Logf("consumers deleted and re-created; new calls got verdicts")
+	// Their events are acked within runner.AckDelay of their verdicts'
+	// storing. One not acked yet when the stream goes would be redone, and
+	// its verdict stored again in the new stream, whose duplicate window
+	// starts empty.
+	natstest.Eventually(t, 10*time.Second, func() error {
+		for part := range 2 {
+			c, err := s.js.Consumer(ctx, streams.EventStream, streams.ConsumerName(part))
+			if err != nil {
+				return err
+			}
+			if n := c.CachedInfo().NumAckPending; n > 0 {
+				return fmt.Errorf("partition %d: %d events not acked", part, n)
+			}
+		}
+		return nil
+	})
 
 	if err := s.js.DeleteStream(ctx, streams.ControlStream); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
+	"github.com/guardstream/guardstream/internal/runner"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -41,11 +43,14 @@ var errNotPending = errors.New("bench: a publish acknowledgement for no pending 
 // acknowledgements arrive on one subscription, are matched to the answers
 // by the reply subject's last token and checked for an error without
 // being decoded. The newest event whose answer and every earlier one are
-// stored is acked when no answer is left pending or every window/8
-// events, so acks are coalesced under load.
+// stored is acked every window/8 such events or once the first of them has
+// waited runner.AckDelay, as the runner acks, so acks are coalesced at any load.
 func answerExactly(ctx context.Context, nc *nats.Conn, cons jetstream.Consumer, subject string, window, batch int) error {
 	q := &exactQueue{inbox: nats.NewInbox() + ".", ackEvery: max(window/8, 1), failed: make(failure, 1),
 		out: nats.Msg{Subject: subject, Header: nats.Header{jetstream.MsgIDHeader: []string{""}}}}
+	q.due = time.AfterFunc(time.Hour, q.ackDue)
+	q.due.Stop()
+	defer q.due.Stop()
 	sub, err := nc.Subscribe(q.inbox+"*", q.stored)
 	if err != nil {
 		return err
@@ -68,7 +73,9 @@ type exactQueue struct {
 	first   uint64 // the token of the answer at head
 	next    uint64 // the token of the next answer
 	unacked jetstream.Msg
-	ready   int // events whose answers are stored since the last ack
+	ready   int         // events whose answers are stored since the last ack
+	due     *time.Timer // acks them once the first has waited runner.AckDelay
+	armed   bool        // due is set to fire
 }
 
 type exactAnswer struct {
@@ -133,10 +140,28 @@ func (q *exactQueue) stored(ack *nats.Msg) {
 		q.ready++
 	}
 	var m jetstream.Msg
-	if q.unacked != nil && (q.n == 0 || q.ready >= q.ackEvery) {
+	switch {
+	case q.unacked != nil && q.ready >= q.ackEvery:
 		m, q.unacked, q.ready = q.unacked, nil, 0
+	case q.unacked != nil && !q.armed:
+		q.armed = true
+		q.due.Reset(runner.AckDelay)
 	}
 	q.mu.Unlock()
+	q.ack(m)
+}
+
+// ackDue acks what waited ackDelay for its ack, if no ack took it since.
+func (q *exactQueue) ackDue() {
+	q.mu.Lock()
+	m := q.unacked
+	q.unacked, q.ready, q.armed = nil, 0, false
+	q.mu.Unlock()
+	q.ack(m)
+}
+
+// ack acks m, if any.
+func (q *exactQueue) ack(m jetstream.Msg) {
 	if m != nil {
 		if err := m.Ack(); err != nil {
 			q.failed.report(err)

@@ -14,9 +14,10 @@ import (
 // the run's order, and this bounds how much (docs/decisions/0008-ownership.md).
 const suspectAfter = 250 * time.Millisecond
 
-// ackDelay bounds how long a settled event waits for its coalesced ack,
-// as long as the partition hears from the server meanwhile.
-const ackDelay = 50 * time.Millisecond
+// AckDelay is how long a settled event waits, at most, for its coalesced
+// ack: far below any ack wait, and long enough that, at a few hundred
+// events a second per partition, one ack covers dozens.
+const AckDelay = 50 * time.Millisecond
 
 // pending is a handled batch whose publishes are not all stored yet.
 type pending struct {
@@ -36,13 +37,13 @@ type pending struct {
 // are numbered consecutively, after the previous batch's, since a batch
 // is handled at once.
 //
-// Acks are coalesced: the last batch settled is acked once nothing is in
-// flight, once ackEvery events wait for their ack, or once the oldest of
-// them has waited ackDelay, well within any ack wait. Under load, when a
-// batch is settled while others are in flight, one ack then covers many
-// batches, which spares the server an ack to process per batch. An event
-// settled and not yet acked when the tenure ends is redelivered to the
-// next owner, which redoes it: its publishes carry the same Nats-Msg-Ids.
+// Acks are coalesced: the last batch settled is acked once ackEvery
+// events wait for their ack, or once the oldest of them has waited
+// AckDelay, well within any ack wait; the timer due says when. One ack
+// then covers many batches, at any load, which spares the server an ack
+// to process, and the partition a write, per event. An event settled and
+// not yet acked when the tenure ends is redelivered to the next owner,
+// which redoes it: its publishes carry the same Nats-Msg-Ids.
 type pipeline struct {
 	pub      *publisher
 	max      int              // events in flight at most
@@ -55,6 +56,7 @@ type pipeline struct {
 	unacked  jetstream.Msg // the last event of the last batch settled, if not acked yet
 	waiting  int           // events settled and not acked yet
 	since    time.Time     // when the first of them was settled
+	due      *time.Timer   // fires when they have waited AckDelay; armed while they wait
 	// stored is the stream sequence up to which every event handled has
 	// all its effects stored: the last batch settled, or what recovery
 	// handled and waited for.
@@ -106,14 +108,28 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 	return pl.ack()
 }
 
-// ack acks the last batch settled once nothing is in flight, once
-// ackEvery events wait for it, or once they have waited ackDelay.
+// ack acks the last batch settled once ackEvery events wait for it, or
+// once they have waited AckDelay; until then, due is armed to fire when
+// they will have.
 func (pl *pipeline) ack() error {
-	if pl.unacked == nil || !pl.idle() && pl.waiting < pl.ackEvery && time.Since(pl.since) < ackDelay {
+	if pl.unacked == nil {
+		return nil
+	}
+	if waited := time.Since(pl.since); pl.waiting < pl.ackEvery && waited < AckDelay {
+		pl.due.Reset(AckDelay - waited)
+		return nil
+	}
+	return pl.ackNow()
+}
+
+// ackNow acks the last batch settled, if it is not acked yet.
+func (pl *pipeline) ackNow() error {
+	if pl.unacked == nil {
 		return nil
 	}
 	m := pl.unacked
 	pl.unacked, pl.waiting = nil, 0
+	pl.due.Stop()
 	return m.Ack()
 }
 

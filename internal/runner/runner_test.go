@@ -316,18 +316,45 @@ type batches struct {
 
 func (b *batches) Batch(int, int, time.Duration) { b.n.Add(1) }
 
-// TestAcksAreCoalesced: while a partition's publishes wait for the server,
-// the batches it settles at once are acked with one ack, on the last
-// (AckAll), and once nothing is in flight the last batch settled is acked
-// at once, so the consumer ends with every event acked.
+// TestAcksAreCoalesced: a partition acks the last batch it settled
+// (AckAll) once an eighth of its in-flight limit waits for an ack, or once
+// the first of them has waited runner.AckDelay, so one ack covers many
+// batches whether they pile up in flight (acknowledgements slowed down) or
+// trickle in one event at a time with nothing in flight between them; and
+// the consumer ends with every event acked.
 func TestAcksAreCoalesced(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		delay    time.Duration // added to everything the server sends the runner
+		interval time.Duration // between events
+	}{
+		{"publishes in flight", 20 * time.Millisecond, time.Millisecond / 2},
+		{"a trickle", 0, 5 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			events, batches, acks, took := countAcks(t, c.delay, c.interval)
+			t.Logf("%d events in %d batches over %v, %d acks", events, batches, took, acks)
+			// Each ack but the last covers at least AckDelay's events.
+			if most := int64(took/runner.AckDelay) + 2; acks == 0 || acks >= batches || acks > most {
+				t.Errorf("%d acks for %d batches over %v: want fewer than the batches and at most %d", acks, batches, took, most)
+			}
+		})
+	}
+}
+
+// countAcks sends a partition the interleaved calls of a few runs, one
+// event every interval, through a proxy that delays what the server sends
+// the runner, and waits until the consumer has every event acked. It
+// returns how many events, batches settled and acks there were, and how
+// long from the first event to the last ack.
+func countAcks(t *testing.T, delay, interval time.Duration) (events uint64, settled, acks int64, took time.Duration) {
 	s := natstest.RunServer(t, "")
 	direct, js := natstest.Connect(t, s)
 	sc := streams.DefaultConfig()
 	sc.Partitions, sc.Memory = 1, true
 	natstest.Provision(t, js, &sc)
-	var acks atomic.Int64
-	sub, err := direct.Subscribe("$JS.ACK."+streams.EventStream+".>", func(*nats.Msg) { acks.Add(1) })
+	var n atomic.Int64
+	sub, err := direct.Subscribe("$JS.ACK."+streams.EventStream+".>", func(*nats.Msg) { n.Add(1) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,10 +365,10 @@ func TestAcksAreCoalesced(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	var settled batches
-	startChain(t, nc, guard.Chain(guard.DefaultPolicy()), 1, runner.WithObserver(&settled))
+	var obs batches
+	startChain(t, nc, guard.Chain(guard.DefaultPolicy()), 1, runner.WithObserver(&obs))
 
-	px.setDelay(20 * time.Millisecond) // acknowledgements come back late: batches pile up in flight
+	px.setDelay(delay)
 	const runs, calls = 4, 40
 	evs := make([][]event.Event, runs)
 	for i := range evs {
@@ -351,16 +378,16 @@ func TestAcksAreCoalesced(t *testing.T) {
 		}
 		evs[i] = h.Events()
 	}
-	var last uint64
-	for k := range evs[0] { // the runs' events interleaved, a few at a time
+	start := time.Now()
+	for k := range evs[0] {
 		for i := range runs {
 			ack, err := js.Publish(context.Background(), mustSubject(t, evs[i][k]), event.AppendEvent(nil, &evs[i][k]))
 			if err != nil {
 				t.Fatal(err)
 			}
-			last = ack.Sequence
+			events = ack.Sequence
+			time.Sleep(interval)
 		}
-		time.Sleep(2 * time.Millisecond)
 	}
 	cons, err := js.Consumer(context.Background(), streams.EventStream, streams.ConsumerName(0))
 	if err != nil {
@@ -372,20 +399,17 @@ func TestAcksAreCoalesced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.AckFloor.Stream == last && info.NumAckPending == 0 {
+		if info.AckFloor.Stream == events && info.NumAckPending == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the consumer acked up to %d of %d, %d pending", info.AckFloor.Stream, last, info.NumAckPending)
+			t.Fatalf("the consumer acked up to %d of %d, %d pending", info.AckFloor.Stream, events, info.NumAckPending)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
+	took = time.Since(start)
 	if err := direct.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	n, b := acks.Load(), settled.n.Load()
-	t.Logf("%d events in %d batches, %d acks", last, b, n)
-	if n == 0 || n >= b {
-		t.Errorf("%d acks for %d batches: want fewer acks than batches", n, b)
-	}
+	return events, obs.n.Load(), n.Load(), took
 }

@@ -60,7 +60,8 @@ func newTenure(p *partition, pin string, pub *publisher) *tenure {
 	t := &tenure{p: p, pin: pin, since: time.Now(), turn: time.Now(), pub: pub}
 	t.runs = newRuns(p.state, p.path.chain, p.log)
 	t.lim = newLimiter(r.cfg.Admission, r.cfg.Partitions)
-	t.pipe = pipeline{pub: pub, max: r.cfg.MaxInflight, ackEvery: r.ackEvery(), done: func(b *pending) { r.obs.Batch(p.id, b.n, time.Since(b.start)) }}
+	t.pipe = pipeline{pub: pub, max: r.cfg.MaxInflight, ackEvery: r.ackEvery(), due: stoppedTimer(),
+		done: func(b *pending) { r.obs.Batch(p.id, b.n, time.Since(b.start)) }}
 	t.cp = checkpointer{id: p.id, every: r.cfg.CheckpointEvents, runs: &t.runs, pipe: &t.pipe,
 		done: func(c checkpoint) { r.obs.Checkpointed(p.id, c.at) }, next: make(chan struct{}, 1)}
 	t.live = &live{pub: pub, log: p.log, dead: r.dead, purge: r.purge, outputs: r.outputs, seen: &p.seen, maxPayload: int(r.nc.MaxPayload())}
@@ -96,6 +97,7 @@ func (t *tenure) own(ctx context.Context, pl *pull, first []jetstream.Msg) (endi
 	p.r.bal.take(p.id, t.pin)
 	defer p.r.bal.give(p.id)
 	defer t.pub.close()
+	defer t.pipe.due.Stop()
 	p.log.Info("partition taken", "pin", t.pin)
 	rec, err := delivered(first[0])
 	if err != nil {
@@ -148,6 +150,8 @@ func (t *tenure) own(ctx context.Context, pl *pull, first []jetstream.Msg) (endi
 			}
 		case <-t.pub.acked:
 			err = t.progress(ctx)
+		case <-t.pipe.due.C:
+			err = t.pipe.ack()
 		case <-t.cp.next:
 			err = t.cp.advance(ctx, false)
 		case <-stall.C:
@@ -324,7 +328,10 @@ func (t *tenure) drain(ctx context.Context, pl *pull, batch []jetstream.Msg) err
 					return err
 				}
 			}
-			return t.cp.now(ctx, t.handled, t.cons)
+			if err := t.cp.now(ctx, t.handled, t.cons); err != nil {
+				return err
+			}
+			return t.pipe.ackNow()
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -369,6 +376,13 @@ func (t *tenure) pullEnded(ctx context.Context, pl *pull) (ending, []jetstream.M
 	}
 	p.cons = cons
 	return endPullEnded, nil, errConsumerGone
+}
+
+// stoppedTimer returns a timer that does not fire until it is reset.
+func stoppedTimer() *time.Timer {
+	tm := time.NewTimer(time.Hour)
+	tm.Stop()
+	return tm
 }
 
 // fill adds messages that are already waiting, up to the batch's capacity.
