@@ -36,7 +36,7 @@
 // letter; observed reports what the live sink published to the Observer.
 //
 // A batch is acked (AckAll on its last event) once everything it
-// published is stored. Every few seconds the snapshots of the runs changed
+// published is stored, with the batches settled in the next AckDelay. Every few seconds the snapshots of the runs changed
 // are written to the guard_runs bucket, then a checkpoint naming the
 // stream sequence they reflect. A new tenure rebuilds the state from the
 // checkpoint by replaying the events after it; events gone from the stream

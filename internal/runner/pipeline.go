@@ -38,12 +38,17 @@ type pending struct {
 // is handled at once.
 //
 // Acks are coalesced: the last batch settled is acked once ackEvery
-// events wait for their ack, or once the oldest of them has waited
-// AckDelay, well within any ack wait; the timer due says when. One ack
-// then covers many batches, at any load, which spares the server an ack
-// to process, and the partition a write, per event. An event settled and
-// not yet acked when the tenure ends is redelivered to the next owner,
-// which redoes it: its publishes carry the same Nats-Msg-Ids.
+// events wait for their ack, or AckDelay after the first of them was
+// handled, well within any ack wait. One ack then covers many batches, at
+// any load, which spares the server an ack to process, and the partition
+// a write, per event. An event settled and not yet acked when the tenure
+// ends is redelivered to the next owner, which redoes it: its publishes
+// carry the same Nats-Msg-Ids.
+//
+// Nor does the partition wake for every acknowledgement of a publish: the
+// timer due fires when the next ack falls due, and only once one is due,
+// or enough events wait, does the partition settle batches as their
+// acknowledgements arrive (wantsAcks).
 type pipeline struct {
 	pub      *publisher
 	max      int              // events in flight at most
@@ -55,8 +60,8 @@ type pipeline struct {
 	start    time.Time     // when the batch being handled began
 	unacked  jetstream.Msg // the last event of the last batch settled, if not acked yet
 	waiting  int           // events settled and not acked yet
-	since    time.Time     // when the first of them was settled
-	due      *time.Timer   // fires when they have waited AckDelay; armed while they wait
+	since    time.Time     // when the first of them was handled
+	due      *time.Timer   // fires when the next ack falls due (arm)
 	// stored is the stream sequence up to which every event handled has
 	// all its effects stored: the last batch settled, or what recovery
 	// handled and waited for.
@@ -72,6 +77,9 @@ func (pl *pipeline) begin() { pl.start = time.Now() }
 func (pl *pipeline) end(last jetstream.Msg, seq uint64, n int) {
 	pl.inflight = append(pl.inflight, pending{last: last, seq: seq, n: n, start: pl.start, ended: time.Now(), end: pl.pub.next})
 	pl.events += n
+	if pl.unacked == nil && len(pl.inflight)-pl.head == 1 {
+		pl.arm() // the oldest batch waiting for an ack: its ack falls due first
+	}
 }
 
 // settle settles the batches whose publishes are all stored, in order,
@@ -100,7 +108,7 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 		pl.events -= b.n
 		pl.stored = b.seq
 		if pl.unacked == nil {
-			pl.since = time.Now()
+			pl.since = b.ended
 		}
 		pl.unacked, pl.waiting = b.last, pl.waiting+b.n
 		pl.pop()
@@ -109,17 +117,15 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 }
 
 // ack acks the last batch settled once ackEvery events wait for it, or
-// once they have waited AckDelay; until then, due is armed to fire when
-// they will have.
+// AckDelay after the first of them was handled, and arms due for the next
+// ack to fall due.
 func (pl *pipeline) ack() error {
-	if pl.unacked == nil {
-		return nil
+	var err error
+	if pl.unacked != nil && (pl.waiting >= pl.ackEvery || time.Since(pl.since) >= AckDelay) {
+		err = pl.ackNow()
 	}
-	if waited := time.Since(pl.since); pl.waiting < pl.ackEvery && waited < AckDelay {
-		pl.due.Reset(AckDelay - waited)
-		return nil
-	}
-	return pl.ackNow()
+	pl.arm()
+	return err
 }
 
 // ackNow acks the last batch settled, if it is not acked yet.
@@ -129,8 +135,34 @@ func (pl *pipeline) ackNow() error {
 	}
 	m := pl.unacked
 	pl.unacked, pl.waiting = nil, 0
-	pl.due.Stop()
 	return m.Ack()
+}
+
+// arm sets due to fire when the next ack falls due: AckDelay after the
+// first event waiting for its ack was handled, or, with none waiting,
+// after the oldest batch in flight was. A batch in flight that is due
+// already is acked as its acknowledgements arrive (wantsAcks).
+func (pl *pipeline) arm() {
+	var from time.Time
+	switch {
+	case pl.unacked != nil:
+		from = pl.since
+	case !pl.idle():
+		from = pl.inflight[pl.head].ended
+	default:
+		pl.due.Stop()
+		return
+	}
+	if d := AckDelay - time.Since(from); d > 0 {
+		pl.due.Reset(d)
+	}
+}
+
+// wantsAcks reports whether the pipeline has a batch in flight that is to
+// be acked as soon as it is settled: its ack is due, or enough events
+// wait. Only then need the partition settle as acknowledgements arrive.
+func (pl *pipeline) wantsAcks() bool {
+	return !pl.idle() && (pl.waiting+pl.events >= pl.ackEvery || time.Since(pl.inflight[pl.head].ended) >= AckDelay)
 }
 
 // pop drops the oldest batch, reusing the queue's array.

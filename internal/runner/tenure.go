@@ -130,10 +130,17 @@ func (t *tenure) own(ctx context.Context, pl *pull, first []jetstream.Msg) (endi
 			continue
 		}
 		// Wait for whatever comes first: an event, an acknowledgement the
-		// pipeline or the checkpoint waits on, the checkpoint's next slice,
-		// or the checkpoint interval.
+		// pipeline or the checkpoint waits on, an ack falling due, the
+		// checkpoint's next slice, or the checkpoint interval.
 		// Nothing here blocks on one of them alone, so a quiet partition
 		// answers a new event at once.
+		// Acknowledgements of publishes are listened for only when
+		// settling on them does something: an ack is due, or a checkpoint
+		// waits for them. Otherwise they are settled as due fires.
+		var acked <-chan struct{}
+		if t.pipe.wantsAcks() || t.cp.writing != nil {
+			acked = t.pub.acked
+		}
 		var err error
 		select {
 		case <-ctx.Done():
@@ -148,10 +155,10 @@ func (t *tenure) own(ctx context.Context, pl *pull, first []jetstream.Msg) (endi
 			if how, rest, err := t.process(ctx, pl, fill(append(batch[:0], m), pl.msgs)); how != endNone || err != nil {
 				return how, rest, err
 			}
-		case <-t.pub.acked:
+		case <-acked:
 			err = t.progress(ctx)
 		case <-t.pipe.due.C:
-			err = t.pipe.ack()
+			err = t.progress(ctx)
 		case <-t.cp.next:
 			err = t.cp.advance(ctx, false)
 		case <-stall.C:
