@@ -10,7 +10,8 @@
 //     Nats-Msg-Id, an event acked (AckAll) only once its answer is stored
 //     — tuned hard: work in flight bounded by events (MaxAckPending),
 //     answers published without futures, acknowledgements matched by
-//     reply subject and not decoded, acks coalesced.
+//     reply subject and not decoded, acks coalesced as the runner's are
+//     (runner.AckDelay).
 //   - The old baseline (lockstep.go): the baseline before issue 14, held
 //     to the runner's limits of the time (four batches in flight). Only
 //     its throughput is measured, to show what the new one gains.
@@ -41,7 +42,9 @@
 //     Each comparison's guard p99 to its p99, pair by pair, is reported as
 //     the median and the range, and as the ratio of the pooled samples,
 //     where a stall that falls in one window of several still shows. A window waits until its target
-//     has handled everything before the next starts.
+//     has handled everything before the next starts, and measures the
+//     CPU time its target's process and the server spent per event
+//     meanwhile: what an answer costs the two cores all of them share.
 //   - Scaling: for each number of active runs, a fresh runner starts them
 //     all (their starts preloaded), its consumers are paused while events
 //     touching every run alike are preloaded, and their drain is timed;
