@@ -14,9 +14,10 @@ import (
 // the run's order, and this bounds how much (docs/decisions/0008-ownership.md).
 const suspectAfter = 250 * time.Millisecond
 
-// AckDelay is how long a settled event waits, at most, for its coalesced
-// ack: far below any ack wait, and long enough that, at a few hundred
-// events a second per partition, one ack covers dozens.
+// AckDelay is how long after an event was handled its coalesced ack is
+// sent at the latest, once its effects are stored: far below any ack
+// wait, and long enough that, at a few hundred events a second per
+// partition, one ack covers dozens.
 const AckDelay = 50 * time.Millisecond
 
 // pending is a handled batch whose publishes are not all stored yet.
