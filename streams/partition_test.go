@@ -2,12 +2,14 @@ package streams_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/guardstream/guardstream/internal/natstest"
 	"github.com/guardstream/guardstream/streams"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestLonePartitionTakesEveryEvent checks that a lone partition's consumer
@@ -34,13 +36,20 @@ func TestLonePartitionTakesEveryEvent(t *testing.T) {
 	for i, id := range [][2]string{{"acme", "r1"}, {"acme", "r2"}, {"globex", "r1"}} {
 		natstest.PublishEvent(t, js, event.Event{V: event.Version, Kind: event.KindStep, Tenant: id[0], Run: id[1], Seq: int64(i + 1), TS: 1})
 	}
-	info, err := c.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.NumPending != 3 {
-		t.Errorf("the lone partition's consumer has %d events pending, want all 3", info.NumPending)
-	}
+	// The server counts a consumer's pending events on a goroutine of its
+	// own after it stores them, so the count reaches 3 a little after the
+	// last publish is acknowledged.
+	var info *jetstream.ConsumerInfo
+	natstest.Eventually(t, 5*time.Second, func() error {
+		var err error
+		if info, err = c.Info(ctx); err != nil {
+			return err
+		}
+		if info.NumPending != 3 {
+			return fmt.Errorf("the lone partition's consumer has %d events pending, want all 3", info.NumPending)
+		}
+		return nil
+	})
 	if !streams.Covers(info.Config, want) {
 		t.Errorf("the server's copy does not cover the lone partition's consumer:\nhave %+v\nwant %+v", info.Config, want)
 	}
