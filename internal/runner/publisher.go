@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -16,9 +15,9 @@ import (
 
 // publisher publishes a tenure's messages to JetStream without waiting for
 // each to be stored, as nats.go's PublishMsgAsync does, but with less per
-// message: no timer, no future with channels, no options, and an
-// acknowledgement read for its sequence without decoding it as JSON unless
-// it reports an error.
+// message: no timer, no future with channels, no options, no goroutine of
+// its own, and an acknowledgement read for its sequence without decoding
+// it as JSON unless it reports an error.
 //
 // Publishes are numbered from 1 in the order made. Each carries a reply
 // subject naming its slot in a ring; the server acknowledges it there once
@@ -28,19 +27,23 @@ import (
 // server slows the partition down; it does not fail it), and a done
 // publish's result stays readable until half a ring of publishes later.
 //
+// Acknowledgements queue in acks, which nats.go's reading goroutine fills
+// without waking anyone, and are read by the partition's goroutine when it
+// asks what is stored, or waits: an acknowledgement costs no wake of its
+// own. acks holds a whole ring, more than can be outstanding, so none is
+// ever dropped.
+//
 // A publisher lasts one tenure: the next tenure's replies go to another
 // inbox, so a late acknowledgement of an abandoned publish finds no one.
-// Its methods are called by the partition's goroutine; acknowledgements
-// arrive on nats.go's.
+// It is used by the partition's goroutine alone.
 type publisher struct {
 	nc      *nats.Conn
 	sub     *nats.Subscription
 	prefix  string   // reply subjects are prefix<slot>
 	replies []string // the reply subject of each slot, built on first use
 	timeout time.Duration
-	acked   chan struct{} // signalled when an acknowledgement arrives
+	acks    chan *nats.Msg // acknowledgements arrived and not read yet
 
-	mu       sync.Mutex
 	slots    []slot
 	next     uint64    // the number of the next publish
 	stored   uint64    // every publish below it is done
@@ -67,14 +70,10 @@ var errStalled = errors.New("runner: the server acknowledged none of the outstan
 func newPublisher(nc *nats.Conn, timeout time.Duration) (*publisher, error) {
 	p := &publisher{nc: nc, timeout: timeout, prefix: nc.NewRespInbox() + ".",
 		replies: make([]string, ringSize), slots: make([]slot, ringSize), next: 1, stored: 1,
-		acked: make(chan struct{}, 1), checked: time.Now()}
-	sub, err := nc.Subscribe(p.prefix+"*", p.onAck)
+		acks: make(chan *nats.Msg, ringSize), checked: time.Now()}
+	sub, err := nc.ChanSubscribe(p.prefix+"*", p.acks)
 	if err != nil {
 		return nil, fmt.Errorf("runner: subscribing to publish acknowledgements: %w", err)
-	}
-	if err := sub.SetPendingLimits(-1, -1); err != nil {
-		_ = sub.Unsubscribe()
-		return nil, err
 	}
 	p.sub = sub
 	return p, nil
@@ -87,13 +86,10 @@ func (p *publisher) close() { _ = p.sub.Unsubscribe() }
 // publish publishes msg, setting its reply subject, and returns its number.
 // It waits while half the ring is outstanding.
 func (p *publisher) publish(ctx context.Context, msg *nats.Msg) (uint64, error) {
-	p.mu.Lock()
-	for p.next-p.stored >= ringSize/2 {
-		p.mu.Unlock()
+	for p.read(); p.next-p.stored >= ringSize/2; {
 		if err := p.wait(ctx); err != nil {
 			return 0, err
 		}
-		p.mu.Lock()
 	}
 	id := p.next
 	i := id % ringSize
@@ -102,7 +98,6 @@ func (p *publisher) publish(ctx context.Context, msg *nats.Msg) (uint64, error) 
 		p.progress = time.Now()
 	}
 	p.next++
-	p.mu.Unlock()
 	if p.replies[i] == "" {
 		p.replies[i] = p.prefix + strconv.FormatUint(i, 10)
 	}
@@ -114,54 +109,55 @@ func (p *publisher) publish(ctx context.Context, msg *nats.Msg) (uint64, error) 
 	return id, nil
 }
 
-// onAck records an acknowledgement.
-func (p *publisher) onAck(m *nats.Msg) {
+// read records the acknowledgements that arrived.
+func (p *publisher) read() {
+	for {
+		select {
+		case m := <-p.acks:
+			p.record(m)
+		default:
+			return
+		}
+	}
+}
+
+// record records an acknowledgement.
+func (p *publisher) record(m *nats.Msg) {
 	i, err := strconv.ParseUint(m.Subject[len(p.prefix):], 10, 64)
 	if err != nil || i >= ringSize {
 		return
 	}
 	seq, aerr := readAck(m)
-	p.mu.Lock()
-	id := p.slots[i].id
-	p.mu.Unlock()
-	p.settle(i, id, seq, aerr)
+	p.settle(i, p.slots[i].id, seq, aerr)
 }
 
 // settle marks publish id, in slot i, done.
 func (p *publisher) settle(i, id, seq uint64, err error) {
-	p.mu.Lock()
 	s := &p.slots[i]
-	if s.id == id && id != 0 && !s.done {
-		s.done, s.seq, s.err = true, seq, err
-		if err != nil && p.failed == nil {
-			p.failed = fenced(err)
-		}
-		if p.stored == id {
-			for p.stored < p.next && p.slots[p.stored%ringSize].done {
-				p.stored++
-			}
-			p.progress = time.Now()
-		}
+	if s.id != id || id == 0 || s.done {
+		return
 	}
-	p.mu.Unlock()
-	select {
-	case p.acked <- struct{}{}:
-	default:
+	s.done, s.seq, s.err = true, seq, err
+	if err != nil && p.failed == nil {
+		p.failed = fenced(err)
+	}
+	if p.stored == id {
+		for p.stored < p.next && p.slots[p.stored%ringSize].done {
+			p.stored++
+		}
+		p.progress = time.Now()
 	}
 }
 
 // done reports whether every publish below end is done, and the first
 // error among every publish so far: once one fails, the tenure is over.
 func (p *publisher) done(end uint64) (bool, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.read()
 	return p.stored >= end, p.failed
 }
 
 // result returns where publish id was stored. It must be done.
 func (p *publisher) result(id uint64) (uint64, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	s := p.slots[id%ringSize]
 	if s.id != id || !s.done {
 		return 0, fmt.Errorf("runner: publish %d's result is gone", id)
@@ -171,8 +167,7 @@ func (p *publisher) result(id uint64) (uint64, error) {
 
 // outstanding returns how many publishes are not done.
 func (p *publisher) outstanding() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.read()
 	return int(p.next - p.stored)
 }
 
@@ -184,11 +179,10 @@ func (p *publisher) outstanding() int {
 // It is called every quarter of the timeout. A call that comes more than
 // half the timeout after the one before means this process did not run in
 // between (stopped, paused, starved of CPU): the acknowledgements that
-// came meanwhile may not be read yet, so the stall clock starts again
-// rather than blaming the server for the pause.
+// came meanwhile may not be read from the connection yet, so the stall
+// clock starts again rather than blaming the server for the pause.
 func (p *publisher) stalled() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.read()
 	now := time.Now()
 	paused := now.Sub(p.checked) > p.timeout/2
 	p.checked = now
@@ -202,12 +196,15 @@ func (p *publisher) stalled() error {
 	return nil
 }
 
-// wait waits for an acknowledgement, failing once the publisher stalls.
+// wait waits for an acknowledgement and records it with any others that
+// arrived, failing once the publisher stalls.
 func (p *publisher) wait(ctx context.Context) error {
 	t := time.NewTimer(p.timeout / 4)
 	defer t.Stop()
 	select {
-	case <-p.acked:
+	case m := <-p.acks:
+		p.record(m)
+		p.read()
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -137,9 +137,9 @@ func (t *tenure) own(ctx context.Context, pl *pull, first []jetstream.Msg) (endi
 		// Acknowledgements of publishes are listened for only when
 		// settling on them does something: an ack is due, or a checkpoint
 		// waits for them. Otherwise they are settled as due fires.
-		var acked <-chan struct{}
+		var acked <-chan *nats.Msg
 		if t.pipe.wantsAcks() || t.cp.writing != nil {
-			acked = t.pub.acked
+			acked = t.pub.acks
 		}
 		var err error
 		select {
@@ -155,7 +155,8 @@ func (t *tenure) own(ctx context.Context, pl *pull, first []jetstream.Msg) (endi
 			if how, rest, err := t.process(ctx, pl, fill(append(batch[:0], m), pl.msgs)); how != endNone || err != nil {
 				return how, rest, err
 			}
-		case <-acked:
+		case m := <-acked:
+			t.pub.record(m)
 			err = t.progress(ctx)
 		case <-t.pipe.due.C:
 			err = t.progress(ctx)
