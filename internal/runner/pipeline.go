@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,6 +20,10 @@ const suspectAfter = 250 * time.Millisecond
 // wait, and long enough that, at a few hundred events a second per
 // partition, one ack covers dozens.
 const AckDelay = 50 * time.Millisecond
+
+// minInflightShare sets the fewest events a partition keeps in flight
+// however slowly the server stores: MaxInflight/minInflightShare.
+const minInflightShare = 16
 
 // pending is a handled batch whose publishes are not all stored yet.
 type pending struct {
@@ -50,9 +55,23 @@ type pending struct {
 // timer due fires when the next ack falls due, and only once one is due,
 // or enough events wait, does the partition settle batches as their
 // acknowledgements arrive (wantsAcks).
+//
+// How many events may be in flight follows how fast the server stores
+// (adapt): a server that fsyncs every write works through all the
+// partitions' publishes in one queue, and at MaxInflight events each that
+// queue can hold more than the publish timeout's worth, which would fail
+// a partition whose oldest publish waits behind it. So a batch that waited
+// longer than budget to be stored halves the limit, and one stored within
+// a quarter of it lets it grow back by its events, up to max: the
+// partitions together keep about budget's worth queued, and slow storage
+// slows them down instead of failing them.
 type pipeline struct {
 	pub      *publisher
-	max      int              // events in flight at most
+	max      int           // events in flight at most: Config.MaxInflight
+	limit    int           // events in flight at most now: max, or less while the server stores slowly
+	budget   time.Duration // how long a batch may wait to be stored before limit is halved
+	cut      time.Time     // when limit was last halved
+	log      *slog.Logger
 	ackEvery int              // settled events that are acked without waiting for the pipeline to empty
 	done     func(b *pending) // called as a batch is settled
 	inflight []pending        // from head on
@@ -97,7 +116,7 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 			return err
 		}
 		if !ok {
-			if !block && pl.events <= pl.max && time.Since(b.ended) < suspectAfter {
+			if !block && pl.events <= pl.limit && time.Since(b.ended) < suspectAfter {
 				return pl.ack()
 			}
 			if err := pl.pub.wait(ctx); err != nil {
@@ -106,6 +125,7 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 			continue
 		}
 		pl.done(b)
+		pl.adapt(time.Since(b.ended), b.n)
 		pl.events -= b.n
 		pl.stored = b.seq
 		if pl.unacked == nil {
@@ -115,6 +135,28 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 		pl.pop()
 	}
 	return pl.ack()
+}
+
+// adapt sizes the work in flight to how fast the server stores, given that
+// a batch of n events waited waited to be stored: see the pipeline's doc.
+// limit is halved at most once per budget, since the batches queued with
+// the one that waited long settle about as late, and a cut takes effect
+// only as they do.
+func (pl *pipeline) adapt(waited time.Duration, n int) {
+	switch {
+	case waited > pl.budget:
+		if time.Since(pl.cut) > pl.budget {
+			if pl.limit == pl.max {
+				pl.log.Info("the server stores slowly; keeping fewer events in flight", "waited", waited, "budget", pl.budget)
+			}
+			pl.limit = max(pl.limit/2, pl.max/minInflightShare, 1)
+			pl.cut = time.Now()
+		}
+	case waited < pl.budget/4 && pl.limit < pl.max:
+		if pl.limit = min(pl.limit+n, pl.max); pl.limit == pl.max {
+			pl.log.Info("the server stores quickly again; events in flight back to the most", "limit", pl.max)
+		}
+	}
 }
 
 // ack acks the last batch settled once ackEvery events wait for it, or

@@ -60,7 +60,8 @@ func newTenure(p *partition, pin string, pub *publisher) *tenure {
 	t := &tenure{p: p, pin: pin, since: time.Now(), turn: time.Now(), pub: pub}
 	t.runs = newRuns(p.state, p.path.chain, p.log)
 	t.lim = newLimiter(r.cfg.Admission, r.cfg.Partitions)
-	t.pipe = pipeline{pub: pub, max: r.cfg.MaxInflight, ackEvery: r.ackEvery(), due: stoppedTimer(),
+	t.pipe = pipeline{pub: pub, max: r.cfg.MaxInflight, limit: r.cfg.MaxInflight, budget: r.cfg.PublishTimeout / 8, log: p.log,
+		ackEvery: r.ackEvery(), due: stoppedTimer(),
 		done: func(b *pending) { r.obs.Batch(p.id, b.n, time.Since(b.start)) }}
 	t.cp = checkpointer{id: p.id, every: r.cfg.CheckpointEvents, runs: &t.runs, pipe: &t.pipe,
 		done: func(c checkpoint) { r.obs.Checkpointed(p.id, c.at) }, next: make(chan struct{}, 1)}
