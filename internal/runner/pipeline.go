@@ -138,7 +138,7 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 }
 
 // adapt sizes the work in flight to how fast the server stores, given that
-// a batch of n events waited waited to be stored: see the pipeline's doc.
+// a batch of n events took waited to be stored: see the pipeline's doc.
 // limit is halved at most once per budget, since the batches queued with
 // the one that waited long settle about as late, and a cut takes effect
 // only as they do.
