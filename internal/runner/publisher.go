@@ -86,7 +86,7 @@ func (p *publisher) close() { _ = p.sub.Unsubscribe() }
 // publish publishes msg, setting its reply subject, and returns its number.
 // It waits while half the ring is outstanding.
 func (p *publisher) publish(ctx context.Context, msg *nats.Msg) (uint64, error) {
-	for p.read(); p.next-p.stored >= ringSize/2; {
+	for p.next-p.stored >= ringSize/2 {
 		if err := p.wait(ctx); err != nil {
 			return 0, err
 		}
