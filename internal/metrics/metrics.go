@@ -156,6 +156,9 @@ func (m *Metrics) Checkpointed(partition int, at time.Time) {
 	m.partitionSet.checkpointed(partition, at)
 }
 
+// Inflight records the events an owned partition keeps in flight at most.
+func (m *Metrics) Inflight(partition, limit int) { m.partitionSet.inflight(partition, limit) }
+
 // Recovering returns the partitions this instance owns that have not
 // recovered yet, in order.
 func (m *Metrics) Recovering() []int { return m.partitionSet.recovering() }

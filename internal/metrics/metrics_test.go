@@ -167,6 +167,35 @@ func TestCheckpointAge(t *testing.T) {
 	}
 }
 
+// TestInflightLimit: an owned partition reports the events it keeps in
+// flight at most as its tenure last set them, and none once it is given
+// up or taken anew, until the new tenure reports.
+func TestInflightLimit(t *testing.T) {
+	m := New(2)
+	limit := func(p string) (float64, bool) {
+		return sample(t, m, "guardstream_inflight_limit", "partition", p)
+	}
+	m.Owned(1, true)
+	if l, ok := limit("1"); ok {
+		t.Errorf("partition 1 taken, no tenure report yet: limit %v, want none", l)
+	}
+	m.Inflight(1, 1024)
+	m.Inflight(1, 512)
+	if l, ok := limit("1"); !ok || l != 512 {
+		t.Errorf("partition 1 halved to 512: limit %v (present %v)", l, ok)
+	}
+	m.Inflight(0, 1024) // not owned: recorded, not reported
+	if l, ok := limit("0"); ok {
+		t.Errorf("partition 0 not owned: limit %v, want none", l)
+	}
+	m.Owned(1, false)
+	m.Owned(1, true)
+	if l, ok := limit("1"); ok {
+		t.Errorf("partition 1 taken anew: limit %v, want none until its tenure reports", l)
+	}
+	m.Inflight(7, 64) // out of range: ignored
+}
+
 // TestObservingAllocatesNothing: the calls the runner makes per event and
 // per batch allocate nothing once a label has been seen.
 func TestObservingAllocatesNothing(t *testing.T) {

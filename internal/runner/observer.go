@@ -29,6 +29,10 @@ type Observer interface {
 	// Recovered: a partition this instance owns has rebuilt its state and
 	// consumes new events.
 	Recovered(partition int)
+	// Inflight: the events a partition keeps in flight at most are now
+	// limit: MaxInflight as a tenure begins, less while the server stores
+	// slowly (see pipeline.adapt). Called only when the limit changes.
+	Inflight(partition, limit int)
 	// Checkpointed: a partition stored a checkpoint at time at.
 	Checkpointed(partition int, at time.Time)
 	// Gap: at recovery, the events of a partition from stream sequence
@@ -47,6 +51,7 @@ func (NopObserver) DeadLettered(streams.DeadReason)          {}
 func (NopObserver) Batch(int, int, time.Duration)            {}
 func (NopObserver) Owned(int, bool)                          {}
 func (NopObserver) Recovered(int)                            {}
+func (NopObserver) Inflight(int, int)                        {}
 func (NopObserver) Checkpointed(int, time.Time)              {}
 func (NopObserver) Gap(int, uint64, uint64)                  {}
 func (NopObserver) Panicked(string)                          {}

@@ -67,10 +67,11 @@ type pending struct {
 // slows them down instead of failing them.
 type pipeline struct {
 	pub      *publisher
-	max      int           // events in flight at most: Config.MaxInflight
-	limit    int           // events in flight at most now: max, or less while the server stores slowly
-	budget   time.Duration // how long a batch may wait to be stored before limit is halved
-	cut      time.Time     // when limit was last halved
+	max      int             // events in flight at most: Config.MaxInflight
+	limit    int             // events in flight at most now: max, or less while the server stores slowly
+	budget   time.Duration   // how long a batch may wait to be stored before limit is halved
+	cut      time.Time       // when limit was last halved
+	resized  func(limit int) // called as limit changes
 	log      *slog.Logger
 	ackEvery int              // settled events that are acked without waiting for the pipeline to empty
 	done     func(b *pending) // called as a batch is settled
@@ -143,6 +144,12 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 // the one that waited long settle about as late, and a cut takes effect
 // only as they do.
 func (pl *pipeline) adapt(waited time.Duration, n int) {
+	was := pl.limit
+	defer func() {
+		if pl.limit != was {
+			pl.resized(pl.limit)
+		}
+	}()
 	switch {
 	case waited > pl.budget:
 		if time.Since(pl.cut) > pl.budget {

@@ -61,7 +61,7 @@ func newTenure(p *partition, pin string, pub *publisher) *tenure {
 	t.runs = newRuns(p.state, p.path.chain, p.log)
 	t.lim = newLimiter(r.cfg.Admission, r.cfg.Partitions)
 	t.pipe = pipeline{pub: pub, max: r.cfg.MaxInflight, limit: r.cfg.MaxInflight, budget: r.cfg.PublishTimeout / 8, log: p.log,
-		ackEvery: r.ackEvery(), due: stoppedTimer(),
+		resized: func(limit int) { r.obs.Inflight(p.id, limit) }, ackEvery: r.ackEvery(), due: stoppedTimer(),
 		done: func(b *pending) { r.obs.Batch(p.id, b.n, time.Since(b.start)) }}
 	t.cp = checkpointer{id: p.id, every: r.cfg.CheckpointEvents, runs: &t.runs, pipe: &t.pipe,
 		done: func(c checkpoint) { r.obs.Checkpointed(p.id, c.at) }, next: make(chan struct{}, 1)}
@@ -97,6 +97,7 @@ func (t *tenure) own(ctx context.Context, pl *pull, first []jetstream.Msg) (endi
 	p := t.p
 	p.r.bal.take(p.id, t.pin)
 	defer p.r.bal.give(p.id)
+	p.r.obs.Inflight(p.id, t.pipe.limit)
 	defer t.pub.close()
 	defer t.pipe.due.Stop()
 	p.log.Info("partition taken", "pin", t.pin)

@@ -237,7 +237,8 @@ func TestReadyOnceClaimed(t *testing.T) {
 	if !strings.Contains(seen[0], "503 not ready: claiming the partitions") {
 		t.Errorf("/readyz answered %q first, want not ready while the partitions are claimed", seen[0])
 	}
-	for _, want := range []string{"guardstream_partitions_owned 2", "guardstream_partitions_recovering 0"} {
+	for _, want := range []string{"guardstream_partitions_owned 2", "guardstream_partitions_recovering 0",
+		`guardstream_inflight_limit{partition="0"} 1024`, `guardstream_inflight_limit{partition="1"} 1024`} {
 		if !strings.Contains(page, want+"\n") {
 			t.Errorf("ready, but /metrics has no %q", want)
 		}
