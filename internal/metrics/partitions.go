@@ -10,9 +10,9 @@ import (
 
 // partitions holds, per partition, whether this instance owns it, whether
 // it has recovered, when it last checkpointed, and how many events it
-// keeps in flight at most. It is a Collector: the
-// gauges derived from it are computed at scrape time. Reports of a
-// partition number out of range are ignored.
+// keeps in flight at most. It is a Collector: the gauges derived from it
+// are computed at scrape time. Reports of a partition number out of range
+// are ignored.
 type partitions struct {
 	owned      []atomic.Bool
 	ready      []atomic.Bool

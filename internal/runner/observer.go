@@ -31,7 +31,8 @@ type Observer interface {
 	Recovered(partition int)
 	// Inflight: the events a partition keeps in flight at most are now
 	// limit: MaxInflight as a tenure begins, less while the server stores
-	// slowly (see pipeline.adapt). Called only when the limit changes.
+	// slowly (see pipeline.adapt). Called as a tenure begins and whenever
+	// the limit changes, never per event.
 	Inflight(partition, limit int)
 	// Checkpointed: a partition stored a checkpoint at time at.
 	Checkpointed(partition int, at time.Time)

@@ -145,11 +145,6 @@ func (pl *pipeline) settle(ctx context.Context, block bool) error {
 // only as they do.
 func (pl *pipeline) adapt(waited time.Duration, n int) {
 	was := pl.limit
-	defer func() {
-		if pl.limit != was {
-			pl.resized(pl.limit)
-		}
-	}()
 	switch {
 	case waited > pl.budget:
 		if time.Since(pl.cut) > pl.budget {
@@ -163,6 +158,9 @@ func (pl *pipeline) adapt(waited time.Duration, n int) {
 		if pl.limit = min(pl.limit+n, pl.max); pl.limit == pl.max {
 			pl.log.Info("the server stores quickly again; events in flight back to the most", "limit", pl.max)
 		}
+	}
+	if pl.limit != was {
+		pl.resized(pl.limit)
 	}
 }
 
