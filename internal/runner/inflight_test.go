@@ -104,15 +104,24 @@ func TestSlowStorageShrinksInflight(t *testing.T) {
 		t.Errorf("least limit %d while storage was slow: want at most %d and at least %d", least, cfg.MaxInflight/4, cfg.MaxInflight/16)
 	}
 
+	// Storage answers quickly again: batches stored within a quarter of
+	// the budget grow the limit by their events, so about a thousand
+	// events bring it back. Under a loaded machine some are stored later
+	// and add nothing, so events keep coming, 400 at a time, until it is
+	// back or 8,000 have come.
 	px.setDelay(0)
 	time.Sleep(300 * time.Millisecond) // what the proxy holds drains
-	send(4, 200, 0)
-	natstest.Settle(t, js, 1, 10*time.Second)
-	all := obs.seen()
-	fast := all[len(slow):]
-	t.Logf("after storage was fast again: %d changes of the limit, the last to %v", len(fast), fast[len(fast)-1:])
-	if last := all[len(all)-1]; last != cfg.MaxInflight {
-		t.Errorf("limit %d after 1,600 events stored quickly: want %d", last, cfg.MaxInflight)
+	var fast []int
+	for range 20 {
+		send(4, 50, 0)
+		natstest.Settle(t, js, 1, 10*time.Second)
+		if fast = obs.seen()[len(slow):]; len(fast) > 0 && fast[len(fast)-1] == cfg.MaxInflight {
+			break
+		}
+	}
+	t.Logf("after storage was fast again: %d changes of the limit, the last to %v", len(fast), fast[max(len(fast)-1, 0):])
+	if len(fast) == 0 || fast[len(fast)-1] != cfg.MaxInflight {
+		t.Errorf("limit not back to %d after 8,000 events with storage fast again: changes %v", cfg.MaxInflight, fast)
 	}
 	if strings.Contains(logs.String(), "partition failed") {
 		t.Error("a partition failed while storage was slow")
