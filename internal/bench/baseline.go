@@ -126,14 +126,14 @@ func (q *exactQueue) publish(nc *nats.Conn, m jetstream.Msg) error {
 // read records the acknowledgements that arrived and returns the event
 // to ack if an ack is due. q.mu is held.
 func (q *exactQueue) read() jetstream.Msg {
+drain:
 	for {
 		select {
 		case a := <-q.acks:
 			q.stored(a)
-			continue
 		default:
+			break drain // ackDue may read q.acks too, unlocked: never block here
 		}
-		break
 	}
 	var m jetstream.Msg
 	if q.unacked != nil && (q.ready >= q.ackEvery || time.Since(q.since) >= runner.AckDelay) {
