@@ -35,26 +35,37 @@ func refRewrite(s, ws string) string {
 		return c >= 0x80 || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-+~@%", c) >= 0
 	}
 	var b strings.Builder
+	// boundary reports whether an occurrence may start after byte c of
+	// the original line; lineStart holds while nothing of it was consumed.
+	boundary := func(c byte) bool { return !name(c) && c != '/' && c != '\\' }
+	lineStart, prev := true, byte(0) // prev: the original byte before s
 	for {
 		i := strings.Index(s, ws)
 		if i < 0 {
 			return b.String() + s
 		}
 		j := i + len(ws)
-		atBoundary := i == 0 || !name(s[i-1]) && s[i-1] != '/' && s[i-1] != '\\'
+		var atBoundary bool
+		switch {
+		case i > 0:
+			atBoundary = boundary(s[i-1])
+		default:
+			atBoundary = lineStart || boundary(prev)
+		}
+		lineStart = false
 		switch {
 		case atBoundary && j+1 < len(s) && (s[j] == '/' || s[j] == '\\') && name(s[j+1]):
 			b.WriteString(s[:i])
-			s = s[j+1:]
+			prev, s = s[j], s[j+1:]
 		case atBoundary && j < len(s) && (s[j] == '/' || s[j] == '\\'):
 			b.WriteString(s[:i] + "." + s[j:j+1])
-			s = s[j+1:]
+			prev, s = s[j], s[j+1:]
 		case atBoundary && (j == len(s) || !name(s[j])):
 			b.WriteString(s[:i] + ".")
-			s = s[j:]
+			prev, s = s[j-1], s[j:]
 		default:
 			b.WriteString(s[:i+1])
-			s = s[i+1:]
+			prev, s = s[i], s[i+1:]
 		}
 	}
 }
