@@ -1,6 +1,7 @@
 package jsonlex
 
 import (
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -40,6 +41,10 @@ func Space(s string, i int) int {
 func String(s string, i int) (end int, plain bool, f Fault) {
 	plain = true
 	for j := i + 1; j < len(s); {
+		j = ordinary(s, j)
+		if j >= len(s) {
+			break
+		}
 		c := s[j]
 		switch {
 		case c == '"':
@@ -68,11 +73,41 @@ func String(s string, i int) (end int, plain bool, f Fault) {
 				plain = false
 			}
 			j += n
-		default:
-			j++
 		}
 	}
 	return len(s), false, End
+}
+
+// The masks of a word's bytes that ordinary tests.
+const (
+	lows  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// ordinary returns the index of the first byte at or after j that a string
+// literal's scan must look at: a quote, a backslash, a control character or
+// a byte of a multi-byte UTF-8 sequence. It tests eight bytes at a time,
+// since most of a literal is none of these.
+func ordinary(s string, j int) int {
+	for ; j+8 <= len(s); j += 8 {
+		w := uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
+			uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
+		q, b := w^('"'*lows), w^('\\'*lows)
+		// A byte's high bit is set in m where the byte is a quote, a
+		// backslash, below 0x20 or from 0x80 up. A borrow can mark a byte
+		// after a marked one too, but never one before it, so the lowest
+		// mark is exact.
+		m := ((q-lows)&^q | (b-lows)&^b | (w-0x20*lows)&^w | w) & highs
+		if m != 0 {
+			return j + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; j < len(s); j++ {
+		if c := s[j]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return j
+		}
+	}
+	return j
 }
 
 // Unescape appends the value of a string literal's body (the text between
