@@ -18,7 +18,7 @@ func AppendEvent(dst []byte, ev *Event) []byte { return appendValue(dst, ev) }
 
 // AppendDecision appends the msgpack encoding of d to dst, with the same
 // guarantees as AppendEvent.
-func AppendDecision(dst []byte, d *Decision) []byte { return appendValue(dst, d) }
+func AppendDecision(dst []byte, d *Decision) []byte { return appendDecision(dst, d) }
 
 // DecodeEvent decodes b into ev, replacing its contents. It checks the
 // encoding and the version, not the contents: call Event.Validate for that.

@@ -2,24 +2,23 @@ package event_test
 
 import (
 	"bytes"
+	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/guardstream/guardstream/event"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// tagged is Decision without its EncodeMsgpack method: msgpack encodes it
-// by reflection from the struct tags.
-type tagged event.Decision
-
-// encodeTagged encodes d as msgpack's reflection does, with the codec's
-// settings.
+// encodeTagged encodes d as msgpack's reflection does from the struct
+// tags, with the codec's settings: the definition of the wire form
+// AppendDecision writes by hand.
 func encodeTagged(t testing.TB, d *event.Decision) []byte {
 	var b bytes.Buffer
 	enc := msgpack.NewEncoder(&b)
 	enc.UseCompactInts(true)
-	if err := enc.Encode((*tagged)(d)); err != nil {
+	if err := enc.Encode(d); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -92,9 +91,31 @@ func FuzzDecisionEncoding(f *testing.F) {
 		if more {
 			d.Ref = &event.OutputRef{Digest: view, Size: n}
 			d.Trunc = &event.Truncation{Offset: n, LinesShown: seq, LinesRemaining: ts, HasMore: n%2 == 0, TotalLines: n, TotalBytes: seq}
+			d.Steer = &event.Steer{Kind: event.SteerKind(run), Sig: call, Tool: view}
 		}
 		if got, want := event.AppendDecision(nil, &d), encodeTagged(t, &d); !bytes.Equal(got, want) {
 			t.Errorf("%+v:\n got % x\nwant % x", d, got, want)
 		}
 	})
+}
+
+// TestDecisionEncodingBoundaries checks the hand-written encoder against
+// the struct tags at each width msgpack's forms change: integers, string
+// lengths and array lengths on either side of each boundary.
+func TestDecisionEncodingBoundaries(t *testing.T) {
+	ints := []int64{0, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, math.MaxInt64,
+		-1, -32, -33, -128, -129, -32768, -32769, math.MinInt32, math.MinInt32 - 1, math.MinInt64}
+	lens := []int{0, 1, 31, 32, 255, 256, 65535, 65536}
+	for i := range max(len(ints), len(lens)) {
+		n, l := ints[i%len(ints)], lens[i%len(lens)]
+		s := strings.Repeat("x", l)
+		d := fullDecision()
+		d.Seq, d.TS, d.Level, d.Counts[1].Value, d.Trunc.TotalBytes = n, -n, n, n, n
+		d.Msg, d.View, d.Ref.Digest = s, s, s
+		d.Near = make([]string, i) // 0 to 19 entries: the fixed array form ends at 15
+		d.Calls = []string{s, s[:l/2]}
+		if got, want := event.AppendDecision(nil, &d), encodeTagged(t, &d); !bytes.Equal(got, want) {
+			t.Errorf("integer %d, strings of %d bytes: the encodings differ (%d bytes, want %d)", n, l, len(got), len(want))
+		}
+	}
 }
