@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 
 	"github.com/guardstream/guardstream/event"
@@ -102,20 +103,32 @@ func (b *Bounder) result(s *State, ev *event.Event, out *processors.Out) {
 }
 
 // summary describes a view for operators, such as "lines 1-500 of 20000
-// shown, 19500 more".
+// shown, 19500 more". It is written with strconv rather than fmt: one in
+// three events is a result, and fmt was a fifth of the output guard's
+// time.
 func summary(v *view.View) string {
 	t := v.Trunc
+	var buf [64]byte // room for the usual summary; a longer one grows onto the heap
+	b := buf[:0]
 	switch {
 	case t.TotalLines == 0:
 		return "empty output"
 	case t.TotalLines == 1 && !v.Cut:
-		return fmt.Sprintf("the only line shown (%d bytes)", t.TotalBytes)
+		b = strconv.AppendInt(append(b, "the only line shown ("...), t.TotalBytes, 10)
+		return string(append(b, " bytes)"...))
 	case !t.HasMore && !v.Cut && t.Offset == 0:
-		return fmt.Sprintf("all %d lines shown (%d bytes)", t.TotalLines, t.TotalBytes)
+		b = strconv.AppendInt(append(b, "all "...), t.TotalLines, 10)
+		b = strconv.AppendInt(append(b, " lines shown ("...), t.TotalBytes, 10)
+		return string(append(b, " bytes)"...))
 	}
-	s := fmt.Sprintf("lines %d-%d of %d shown, %d more", t.Offset+1, t.Offset+t.LinesShown, t.TotalLines, t.LinesRemaining)
+	b = strconv.AppendInt(append(b, "lines "...), t.Offset+1, 10)
+	b = strconv.AppendInt(append(b, '-'), t.Offset+t.LinesShown, 10)
+	b = strconv.AppendInt(append(b, " of "...), t.TotalLines, 10)
+	b = strconv.AppendInt(append(b, " shown, "...), t.LinesRemaining, 10)
+	b = append(b, " more"...)
 	if v.Cut {
-		s += fmt.Sprintf("; line %d cut", t.Offset+1)
+		b = strconv.AppendInt(append(b, "; line "...), t.Offset+1, 10)
+		b = append(b, " cut"...)
 	}
-	return s
+	return string(b)
 }
