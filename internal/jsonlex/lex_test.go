@@ -80,7 +80,9 @@ func TestNoAllocs(t *testing.T) {
 	}
 }
 
-// FuzzString checks String and Unescape against encoding/json.
+// FuzzString checks String and Unescape against encoding/json, and the
+// eight-bytes-at-a-time skip of ordinary bytes against a rune-by-rune
+// search, from every offset.
 func FuzzString(f *testing.F) {
 	for _, s := range []string{`"a"`, `"\u00e9\ud83d\ude00"`, "\"\xff\"", `"\ud800\u0041"`, `"\/\b\f"`, `"0123456789abcdef\"x"`, "\"01234567\x7f\x80é\x01\"", `"0123456"`} {
 		f.Add(s)
@@ -89,10 +91,16 @@ func FuzzString(f *testing.F) {
 		if len(s) == 0 || s[0] != '"' {
 			return
 		}
-		end, plain, fault := String(s, 0)
-		if e, p, f := stringByBytes(s); e != end || p != plain || f != fault {
-			t.Fatalf("String(%q) = %d, %t, %d; byte by byte %d, %t, %d", s, end, plain, fault, e, p, f)
+		for j := range len(s) + 1 {
+			want := len(s)
+			if k := strings.IndexFunc(s[j:], needsLook); k >= 0 {
+				want = j + k
+			}
+			if got := ordinary(s, j); got != want {
+				t.Fatalf("ordinary(%q, %d) = %d, want %d", s, j, got, want)
+			}
 		}
+		end, plain, fault := String(s, 0)
 		var want string
 		err := json.Unmarshal([]byte(s[:min(end, len(s))]), &want)
 		if fault != OK {
@@ -173,45 +181,10 @@ func depthOf(v any) int {
 	return 0
 }
 
-// stringByBytes is String as it was before it skipped ordinary bytes
-// eight at a time: one byte per step. FuzzString holds the two equal.
-func stringByBytes(s string) (end int, plain bool, f Fault) {
-	plain = true
-	for j := 1; j < len(s); {
-		c := s[j]
-		switch {
-		case c == '"':
-			return j + 1, plain, OK
-		case c < 0x20:
-			return j, false, Control
-		case c == '\\':
-			plain = false
-			if j+1 >= len(s) {
-				return len(s), false, End
-			}
-			switch s[j+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				j += 2
-			case 'u':
-				if _, f := hex4(s, j+2); f != OK {
-					return min(j+2, len(s)), false, f
-				}
-				j += 6
-			default:
-				return j + 1, false, Escape
-			}
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[j:])
-			if r == utf8.RuneError && n == 1 {
-				plain = false
-			}
-			j += n
-		default:
-			j++
-		}
-	}
-	return len(s), false, End
-}
+// needsLook reports whether a string literal's scan must look at r: a
+// quote, a backslash, a control character, or anything not ASCII (an
+// invalid byte decodes as U+FFFD).
+func needsLook(r rune) bool { return r == '"' || r == '\\' || r < 0x20 || r >= utf8.RuneSelf }
 
 // BenchmarkString measures scanning a literal of tool arguments: a path
 // and a query of plain text, the common case.
