@@ -104,7 +104,7 @@ func (b *Bounder) result(s *State, ev *event.Event, out *processors.Out) {
 
 // summary describes a view for operators, such as "lines 1-500 of 20000
 // shown, 19500 more". It is written with strconv rather than fmt: one in
-// three events is a result, and fmt was a fifth of the output guard's
+// three events is a result, and fmt was a seventh of the output guard's
 // time.
 func summary(v *view.View) string {
 	t := v.Trunc
