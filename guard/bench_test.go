@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkChainMix measures every guard of the default policy on
-// guard-bench's fleet: 64 runs' steps, calls, results and heartbeats,
+// guard-bench's fleet: 2,000 runs' steps, calls, results and heartbeats,
 // interleaved, each result named by its digest as the runner names it.
 // An operation is an event.
 func BenchmarkChainMix(b *testing.B) {
@@ -32,7 +32,7 @@ func BenchmarkChainMix(b *testing.B) {
 	done := processortest.ReportCPU(b)
 	for i := 0; b.Loop(); i = (i + 1) % len(evs) {
 		if i == 0 {
-			runs = make(map[string]*processors.Run, 64) // the fleet again, as fresh runs
+			runs = make(map[string]*processors.Run, 2000) // the fleet again, as fresh runs
 		}
 		r := runs[evs[i].Run]
 		if r == nil {
