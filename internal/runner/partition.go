@@ -104,12 +104,12 @@ func (p *partition) run(ctx context.Context) {
 func (p *partition) open() error {
 	var err error
 	if p.events == nil {
-		if p.events, err = newReader(p.r.nc, streams.EventStream, p.r.cfg.PublishTimeout); err != nil {
+		if p.events, err = newReader(p.r.nc, streams.EventStream, maxScan, p.r.cfg.PublishTimeout); err != nil {
 			return err
 		}
 	}
 	if p.state == nil {
-		p.state, err = newReader(p.r.nc, "KV_"+streams.RunsBucket, p.r.cfg.PublishTimeout)
+		p.state, err = newReader(p.r.nc, "KV_"+streams.RunsBucket, maxMultiLast, p.r.cfg.PublishTimeout)
 	}
 	return err
 }

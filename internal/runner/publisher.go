@@ -52,12 +52,14 @@ type publisher struct {
 	checked  time.Time // when stalled last looked
 }
 
-// slot holds one publish.
+// slot holds one publish. It holds no pointer, so that garbage
+// collections skip the ring: a publish that failed has its error in
+// publisher.failed, since the first failure ends the tenure.
 type slot struct {
-	id   uint64 // the publish, 0 if none yet
-	done bool
-	seq  uint64 // the stream sequence it was stored at
-	err  error
+	id     uint64 // the publish, 0 if none yet
+	seq    uint64 // the stream sequence it was stored at
+	done   bool
+	failed bool
 }
 
 // ringSize is the number of slots: twice the publishes outstanding at most.
@@ -137,7 +139,7 @@ func (p *publisher) settle(i, id, seq uint64, err error) {
 	if s.id != id || id == 0 || s.done {
 		return
 	}
-	s.done, s.seq, s.err = true, seq, err
+	s.done, s.seq, s.failed = true, seq, err != nil
 	if err != nil && p.failed == nil {
 		p.failed = fenced(err)
 	}
@@ -162,7 +164,10 @@ func (p *publisher) result(id uint64) (uint64, error) {
 	if s.id != id || !s.done {
 		return 0, fmt.Errorf("runner: publish %d's result is gone", id)
 	}
-	return s.seq, s.err
+	if s.failed {
+		return 0, p.failed
+	}
+	return s.seq, nil
 }
 
 // outstanding returns how many publishes are not done.

@@ -28,6 +28,10 @@ const (
 // errReadStatus: the server refused a read with a status.
 var errReadStatus = errors.New("runner: reading the stream failed")
 
+// errReaderBehind: answers to a read were dropped because its queue was
+// full, so the batch read may have a hole.
+var errReaderBehind = errors.New("runner: the reader's queue overflowed; answers were dropped")
+
 // reader reads a stream's messages back in batches through its direct get
 // API, which any current replica answers with no consumer to create: the
 // events of a partition at recovery, and the run snapshots of a batch's
@@ -36,25 +40,35 @@ var errReadStatus = errors.New("runner: reading the stream failed")
 // data check what it answered against what the leader says (leaderNext,
 // or a sequence known to be stored). A reader makes one request at a time:
 // each partition has its own.
+//
+// Answers queue on a channel sized for two answers of the most messages
+// the reader asks for: the current one and the late one of a request that
+// timed out. nats.go's SubscribeSync would queue up to 65,536, a half-MB
+// array of pointers per reader that every garbage collection scans
+// whole, on a machine whose cores the server shares. A read that still
+// finds answers dropped fails (errReaderBehind) rather than return a
+// batch with a hole.
 type reader struct {
 	nc      *nats.Conn
 	stream  string
 	inbox   string // this reader's replies are inbox.<request>
 	sub     *nats.Subscription
+	answers chan *nats.Msg
+	dropped int    // answers dropped when the last read began
 	n       uint64 // the last request's number
 	timeout time.Duration
 }
 
-func newReader(nc *nats.Conn, stream string, timeout time.Duration) (*reader, error) {
+// newReader returns a reader of stream whose requests are answered with
+// at most most messages each.
+func newReader(nc *nats.Conn, stream string, most int, timeout time.Duration) (*reader, error) {
 	inbox := nc.NewRespInbox()
-	sub, err := nc.SubscribeSync(inbox + ".*")
+	answers := make(chan *nats.Msg, 2*(most+1)) // and the end of each batch
+	sub, err := nc.ChanSubscribe(inbox+".*", answers)
 	if err != nil {
 		return nil, fmt.Errorf("runner: reading %s: %w", stream, err)
 	}
-	if err := sub.SetPendingLimits(-1, -1); err != nil {
-		return nil, err
-	}
-	return &reader{nc: nc, stream: stream, inbox: inbox, sub: sub, timeout: timeout}, nil
+	return &reader{nc: nc, stream: stream, inbox: inbox, sub: sub, answers: answers, timeout: timeout}, nil
 }
 
 func (rd *reader) close() { _ = rd.sub.Unsubscribe() }
@@ -102,6 +116,9 @@ func (rd *reader) get(ctx context.Context, req getRequest, out []record) ([]reco
 	if err != nil {
 		return out, e, err
 	}
+	if rd.dropped, err = rd.sub.Dropped(); err != nil {
+		return out, e, err
+	}
 	rd.n++
 	reply := rd.inbox + "." + strconv.FormatUint(rd.n, 10)
 	ctx, cancel := context.WithTimeout(ctx, rd.timeout)
@@ -110,9 +127,11 @@ func (rd *reader) get(ctx context.Context, req getRequest, out []record) ([]reco
 		return out, e, err
 	}
 	for {
-		m, err := rd.sub.NextMsgWithContext(ctx)
-		if err != nil {
-			return out, e, fmt.Errorf("runner: reading %s: %w", rd.stream, err)
+		var m *nats.Msg
+		select {
+		case m = <-rd.answers:
+		case <-ctx.Done():
+			return out, e, fmt.Errorf("runner: reading %s: %w", rd.stream, rd.whole(ctx.Err()))
 		}
 		if m.Subject != reply {
 			continue // the late answer of a request that timed out
@@ -122,9 +141,9 @@ func (rd *reader) get(ctx context.Context, req getRequest, out []record) ([]reco
 			case "204": // end of batch
 				e.pending, _ = strconv.ParseUint(m.Header.Get(headerNumPending), 10, 64)
 				e.upTo, _ = strconv.ParseUint(m.Header.Get(headerUpTo), 10, 64)
-				return out, e, nil
+				return out, e, rd.whole(nil)
 			case "404": // nothing matches
-				return out, e, nil
+				return out, e, rd.whole(nil)
 			case "503":
 				return out, e, fmt.Errorf("%w: %s: no replica answers direct gets: %w", errReadStatus, rd.stream, nats.ErrNoResponders)
 			}
@@ -138,6 +157,15 @@ func (rd *reader) get(ctx context.Context, req getRequest, out []record) ([]reco
 			out = append(out, r)
 		}
 	}
+}
+
+// whole returns err, or errReaderBehind if answers were dropped since the
+// read began.
+func (rd *reader) whole(err error) error {
+	if n, derr := rd.sub.Dropped(); derr == nil && n > rd.dropped {
+		return fmt.Errorf("%w: %s: %d answers", errReaderBehind, rd.stream, n-rd.dropped)
+	}
+	return err
 }
 
 // fromDirect returns the record of a message a direct get answered.
