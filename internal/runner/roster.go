@@ -46,6 +46,13 @@ func register(nc *nats.Conn, bal *balance) (*roster, error) {
 	return &roster{nc: nc, svc: svc}, nil
 }
 
+// surveyAnswers is how many instances a survey hears at most: far more
+// than share a stream's partitions. Its answers queue on a channel of
+// that many; nats.go's SubscribeSync would make one of 65,536 pointers,
+// half a megabyte of garbage a survey, every balanceEvery, that an idle
+// instance collects for.
+const surveyAnswers = 1024
+
 // survey asks every instance for its stats, and returns how many
 // answered (at least this one) and the pins they hold.
 func (rs *roster) survey(ctx context.Context) (int, map[string]bool) {
@@ -55,7 +62,8 @@ func (rs *roster) survey(ctx context.Context) (int, map[string]bool) {
 		return 1, held
 	}
 	inbox := rs.nc.NewRespInbox()
-	sub, err := rs.nc.SubscribeSync(inbox)
+	answers := make(chan *nats.Msg, surveyAnswers)
+	sub, err := rs.nc.ChanSubscribe(inbox, answers)
 	if err != nil {
 		return 1, held
 	}
@@ -67,8 +75,10 @@ func (rs *roster) survey(ctx context.Context) (int, map[string]bool) {
 	defer cancel()
 	n := 0
 	for {
-		m, err := sub.NextMsgWithContext(ctx)
-		if err != nil {
+		var m *nats.Msg
+		select {
+		case m = <-answers:
+		case <-ctx.Done():
 			return max(n, 1), held
 		}
 		n++
