@@ -183,3 +183,65 @@ func TestLeaseHeartbeats(t *testing.T) {
 	}
 	r.Close()
 }
+
+// TestAbandon checks that an abandoned call is reported as an abandoned
+// result, with the client's tenant and clock, and that a verdict coming
+// for it after that is ignored.
+func TestAbandon(t *testing.T) {
+	nc, js := setup(t)
+	abandoned := make(chan event.Event, 1)
+	guardPeer(t, nc, js, func(ev event.Event) []event.Decision {
+		switch {
+		case ev.Kind == event.KindCall && ev.Call == "c1":
+			return []event.Decision{{Kind: event.Defer, Call: "c1"}}
+		case ev.Kind == event.KindResult && ev.Call == "c1":
+			abandoned <- ev
+			return []event.Decision{{Kind: event.Allow, Call: "c1"}} // too late
+		case ev.Kind == event.KindCall:
+			return []event.Decision{{Kind: event.Allow, Call: ev.Call}}
+		}
+		return nil
+	})
+	at := time.UnixMilli(1_700_000_000_000)
+	c, err := client.New(nc, "acme", client.WithVerdictTimeout(5*time.Second), client.WithClock(func() time.Time { return at }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Tenant() != "acme" {
+		t.Errorf("Tenant() = %q, want acme", c.Tenant())
+	}
+	ctx := context.Background()
+	r, err := c.Start(ctx, "r", client.RunSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	v1, err := r.Call(ctx, client.Call{ID: "c1", Tool: "read_file"})
+	if err != nil || !v1.Deferred() {
+		t.Fatalf("c1: %+v, %v; want a defer", v1, err)
+	}
+	if err := r.Abandon(ctx, "c1"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-abandoned:
+		if !ev.Abandoned || ev.Tool != "read_file" || ev.Tenant != "acme" || ev.TS != at.UnixMilli() {
+			t.Errorf("the abandoned result is %+v; want abandoned, tool read_file, tenant acme, ts %d", ev, at.UnixMilli())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no abandoned result was published")
+	}
+	// The peer answers in order: once c2's verdict is in, so is the late
+	// allow for c1, and Await must not take it.
+	if v2, err := r.Call(ctx, client.Call{ID: "c2", Tool: "ls"}); err != nil || !v2.Allowed() {
+		t.Fatalf("c2: %+v, %v", v2, err)
+	}
+	wait, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if rel, err := r.Await(wait, v1); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Await of an abandoned call returned %+v, %v; want the context's deadline", rel.Decision, err)
+	}
+	if err := r.Abandon(ctx, "c9"); !errors.Is(err, client.ErrUnknownCall) {
+		t.Errorf("abandoning a call never published: %v, want ErrUnknownCall", err)
+	}
+}

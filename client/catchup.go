@@ -72,7 +72,7 @@ func (r *Run) catchUp(since time.Time, reconnects uint64) error {
 		// GUARD_CONTROL is stamped by the server's clock. If guard-consumer's
 		// runs behind the client's by more than the margin allows, start
 		// again by its clock.
-		if skew := time.UnixMilli(reply.Now).Sub(time.Now()); first && skew < -catchUpMargin/2 {
+		if skew := time.Until(time.UnixMilli(reply.Now)); first && skew < -catchUpMargin/2 {
 			req.Since += skew.Milliseconds()
 			continue
 		}

@@ -119,9 +119,6 @@ func New(c *processors.Chain, opts Options) *Evaluator {
 	return &Evaluator{chain: c, opts: opts, labels: map[string]*Label{}, counts: map[string]map[string]*Count{}, examples: map[string][]Example{}}
 }
 
-// Chain returns the chain the evaluator replays runs through.
-func (e *Evaluator) Chain() *processors.Chain { return e.chain }
-
 // Add replays one run's events (see Replay) and counts its decisions under
 // label, and returns the trace.
 func (e *Evaluator) Add(run, label string, events []event.Event) Trace {

@@ -71,12 +71,13 @@ func TestKeyword(t *testing.T) {
 
 func TestNoAllocs(t *testing.T) {
 	buf := make([]byte, 0, 64)
+	var end int
 	if n := testing.AllocsPerRun(100, func() {
 		String(`"plain text"`, 0)
-		Number("-12.5e3", 0)
+		end, _ = Number("-12.5e3", 0)
 		buf = Unescape(buf[:0], `a\u0041\n`)
-	}); n != 0 {
-		t.Errorf("%v allocations", n)
+	}); n != 0 || end != 7 {
+		t.Errorf("%v allocations, number ends at %d", n, end)
 	}
 }
 

@@ -133,9 +133,6 @@ func (c *Cluster) Index(name string) int {
 	return -1
 }
 
-// Name returns node i's server name.
-func (c *Cluster) Name(i int) string { return c.opts[i].ServerName }
-
 // Connect connects to the cluster, reconnecting to another node when one
 // goes away; the connection closes when the test ends.
 func (c *Cluster) Connect(name string) *nats.Conn {

@@ -170,12 +170,6 @@ func (p *publisher) result(id uint64) (uint64, error) {
 	return s.seq, nil
 }
 
-// outstanding returns how many publishes are not done.
-func (p *publisher) outstanding() int {
-	p.read()
-	return int(p.next - p.stored)
-}
-
 // stalled reports, as errStalled, that the oldest publish outstanding has
 // waited for the publish timeout. A slow server stores publishes in order,
 // slowly; one that lost some (a reconnect, a leader that changed) never

@@ -20,8 +20,6 @@ type cmd struct {
 
 func ok(line string) cmd                { return cmd{line: line} }
 func fails(line string, out string) cmd { return cmd{line: line, exit: 1, verify: true, out: out} }
-func passes(line string) cmd            { return cmd{line: line, verify: true, out: "all passed"} }
-func exits(line string, exit int64) cmd { return cmd{line: line, exit: exit} }
 func testRun(line string, exit int64, out string) cmd {
 	return cmd{line: line, exit: exit, verify: true, out: out}
 }
