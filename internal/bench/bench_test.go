@@ -79,6 +79,9 @@ func TestRun(t *testing.T) {
 				t.Errorf("at %d/s against %s: %+v", l.Offered, c.Name, c)
 			}
 		}
+		if g := l.Guarantees; len(g.Ratios) != 2 || g.Min > g.Median || g.Median > g.Max || g.PooledRatio <= 0 {
+			t.Errorf("at %d/s the baseline over the loop: %+v", l.Offered, g)
+		}
 	}
 
 	if guardCPU <= 0 || serverCPU <= 0 {

@@ -41,7 +41,9 @@
 //     collections and the other pipelines' do not fall into its windows.
 //     Each comparison's guard p99 to its p99, pair by pair, is reported as
 //     the median and the range, and as the ratio of the pooled samples,
-//     where a stall that falls in one window of several still shows. A window waits until its target
+//     where a stall that falls in one window of several still shows; so
+//     is the baseline's p99 to the N-partition loop's, what the guard's
+//     delivery guarantees cost without its guards. A window waits until its target
 //     has handled everything before the next starts, and measures the
 //     CPU time its target's process and the server spent per event
 //     meanwhile: what an answer costs the two cores all of them share.

@@ -23,6 +23,10 @@ type Load struct {
 	Guard       []Latency    `json:"guard"`
 	GuardPooled Latency      `json:"guard_pooled"`
 	Against     []Comparison `json:"against"`
+	// Guarantees is the baseline's p99 to the loop's with the guard's
+	// partitions, pair by pair: what a consumer with the guard's delivery
+	// guarantees and no guards costs in the tail over the floor.
+	Guarantees P99Ratio `json:"baseline_over_loop"`
 }
 
 // Comparison is the guard against a floor or the baseline at one load.
@@ -32,14 +36,32 @@ type Comparison struct {
 	// same round; Pooled is their samples together.
 	Windows []Latency `json:"windows"`
 	Pooled  Latency   `json:"pooled"`
-	// Ratios is the guard's p99 to this one's, pair by pair; Median, Min
-	// and Max sum them up. PooledRatio is the ratio of the pooled p99s,
-	// where a stall in one window in five still shows.
+	// The guard's p99 to this one's.
+	P99Ratio
+}
+
+// P99Ratio is one pipeline's p99 to another's over windows paired round
+// by round: Ratios pair by pair, summed up by Median, Min and Max.
+// PooledRatio is the ratio of the pooled p99s, where a stall in one
+// window in five still shows.
+type P99Ratio struct {
 	Ratios      []float64 `json:"p99_ratios"`
 	Median      float64   `json:"p99_ratio_median"`
 	Min         float64   `json:"p99_ratio_min"`
 	Max         float64   `json:"p99_ratio_max"`
 	PooledRatio float64   `json:"p99_ratio_pooled"`
+}
+
+// p99Ratio compares windows a with windows b of the same rounds, and
+// their pooled samples.
+func p99Ratio(a []Latency, aPooled Latency, b []Latency, bPooled Latency) P99Ratio {
+	var r P99Ratio
+	for k, w := range b {
+		r.Ratios = append(r.Ratios, ratio(a[k].P99, w.P99))
+	}
+	r.Median, r.Min, r.Max = median(r.Ratios), slices.Min(r.Ratios), slices.Max(r.Ratios)
+	r.PooledRatio = ratio(aPooled.P99, bPooled.P99)
+	return r
 }
 
 // measureLatency compares the guard's verdict latency with each floor's
@@ -67,6 +89,7 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 		return err
 	}
 	started = append(started, rr)
+	const loopN, base = 2, 3 // their places in against
 	against := []*target{{name: "core request/reply", answers: "bench.rr.answers", core: true,
 		subject: func(msg) string { return replySubject }, settle: func(context.Context) error { return nil }, pid: rr.pid}}
 	for _, l := range []struct {
@@ -139,12 +162,10 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 		for j := range load.Against {
 			c := &load.Against[j]
 			c.Pooled = pooled(c.Windows, samples[j])
-			for k, w := range c.Windows {
-				c.Ratios = append(c.Ratios, ratio(load.Guard[k].P99, w.P99))
-			}
-			c.Median, c.Min, c.Max = median(c.Ratios), slices.Min(c.Ratios), slices.Max(c.Ratios)
-			c.PooledRatio = ratio(load.GuardPooled.P99, c.Pooled.P99)
+			c.P99Ratio = p99Ratio(load.Guard, load.GuardPooled, c.Windows, c.Pooled)
 		}
+		l, b := load.Against[loopN], load.Against[base]
+		load.Guarantees = p99Ratio(b.Windows, b.Pooled, l.Windows, l.Pooled)
 		rep.Latency = append(rep.Latency, load)
 	}
 	return nil

@@ -57,6 +57,13 @@ func (r Report) Print(w io.Writer) {
 			}
 		}
 		tw.Flush()
+		fmt.Fprintln(w, "what the guarantees cost: the baseline's p99 over the loop's with the guard's partitions (median, min-max, pooled)")
+		for _, l := range r.Latency {
+			if !l.Saturation {
+				g := l.Guarantees
+				fmt.Fprintf(w, "  at %d events/s: %.2f, %.2f-%.2f, %.2f\n", l.Offered, g.Median, g.Min, g.Max, g.PooledRatio)
+			}
+		}
 	}
 
 	if len(r.Scale) > 0 {
@@ -96,14 +103,14 @@ func (r Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "guard-bench took %v\n", (time.Duration(r.Seconds) * time.Second).Round(time.Second))
 }
 
-// cpu formats the CPU time per event: the process's, plus the server's
-// when it was measured.
 // windowsCPU is the median CPU per event of a pipeline's windows and of
 // the server in them.
 func windowsCPU(ls []Latency) string {
 	return fmt.Sprintf("%.1f+%.1f", medianOf(ls, func(x Latency) float64 { return x.CPU }), medianOf(ls, func(x Latency) float64 { return x.ServerCPU }))
 }
 
+// cpu formats the CPU time per event: the process's, plus the server's
+// when it was measured.
 func (t Throughput) cpu() string {
 	if t.ServerCPU == 0 {
 		return fmt.Sprintf("%.1f", t.CPU)
