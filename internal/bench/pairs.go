@@ -89,9 +89,9 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 		return err
 	}
 	started = append(started, rr)
-	const loopN, base = 2, 3 // their places in against
 	against := []*target{{name: "core request/reply", answers: "bench.rr.answers", core: true,
 		subject: func(msg) string { return replySubject }, settle: func(context.Context) error { return nil }, pid: rr.pid}}
+	var loopN, base int // their places in against
 	for _, l := range []struct {
 		name string
 		l    *loop
@@ -105,6 +105,12 @@ func measureLatency(ctx context.Context, cfg Config, nc *nats.Conn, js jetstream
 			return err
 		}
 		started = append(started, r)
+		switch l.l {
+		case ls.floorN:
+			loopN = len(against)
+		case ls.base:
+			base = len(against)
+		}
 		in, _ := l.l.streams()
 		against = append(against, &target{name: l.name, answers: l.l.answers(),
 			subject: func(m msg) string { return l.l.subject(m.subject) },
