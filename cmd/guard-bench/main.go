@@ -10,6 +10,7 @@
 //	go run ./cmd/guard-bench -sync           # sync_interval: always
 //	go run ./cmd/guard-bench -json out.json  # also write the report as JSON
 //	go run ./cmd/guard-bench -scale ''       # skip the scaling phase
+//	go run ./cmd/guard-bench -policy p.yaml  # measure the guard with your policy
 package main
 
 import (
@@ -58,6 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	scale := fs.String("scale", ints(cfg.Scale), "active runs the scaling phase measures throughput with, comma-separated; empty skips it")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "bound on each step of a phase: a preload, a drain, a latency window")
 	fs.DurationVar(&cfg.Checkpoint, "checkpoint", cfg.Checkpoint, "guard-consumer's checkpoint interval")
+	fs.StringVar(&cfg.Policy, "policy", "", "the guard's YAML or JSON policy file, or a preset by name, as guard-consumer's -policy; empty is the default policy")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the benchmark process to this file")
 	fs.StringVar(&cfg.HeapProfile, "memprofile", "", "write a heap profile, taken with the largest scale's runs loaded, to this file")

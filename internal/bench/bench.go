@@ -22,6 +22,8 @@ type Report struct {
 	CPUs       int  `json:"cpus"`
 	BaseWindow int  `json:"baseline_window"`
 	BaseBatch  int  `json:"baseline_batch"`
+	// Policy is the guard's policy file or preset; empty is the default.
+	Policy string `json:"policy,omitempty"`
 	// Rounds are the throughput measurements, in order; Baseline, Guard
 	// and Ratio are those of the round with the median ratio, Gain the
 	// median of the baseline's gains over the old baseline.
@@ -50,7 +52,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (Report, error) {
 	}
 	began := time.Now()
 	cfg.log, cfg.warn = log, &warnings{}
-	rep := Report{Partitions: cfg.Partitions, Payload: cfg.Payload, Sync: cfg.Sync, CPUs: runtime.NumCPU(),
+	rep := Report{Partitions: cfg.Partitions, Payload: cfg.Payload, Sync: cfg.Sync, CPUs: runtime.NumCPU(), Policy: cfg.Policy,
 		BaseWindow: cfg.BaseWindow, BaseBatch: cfg.BaseBatch, Failures: map[string]Failures{}}
 	url := cfg.NATSURL
 	if url == "" {

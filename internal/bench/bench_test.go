@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/guardstream/guardstream/guard"
 )
 
 // TestMain lets the test binary serve as the benchmark's child
@@ -36,6 +39,7 @@ func TestRun(t *testing.T) {
 	cfg.Rates, cfg.Window, cfg.Pairs, cfg.Timeout = []int{300}, 300*time.Millisecond, 2, time.Minute
 	cfg.Scale = []int{50, 400}
 	cfg.ServerProfile = filepath.Join(t.TempDir(), "server")
+	cfg.Policy = "openhands" // loaded by the guard in this process and in its child
 	rep, err := Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -119,11 +123,46 @@ func TestRun(t *testing.T) {
 	var b strings.Builder
 	rep.Print(&b)
 	for _, want := range []string{"guard/baseline, median of 2 rounds", "baseline/old baseline", "(saturation)",
-		"core request/reply", "JetStream loop, 1 partition", "JetStream loop, 2 partitions", "heap B/run", "partition failures: throughput 0"} {
+		"core request/reply", "JetStream loop, 1 partition", "JetStream loop, 2 partitions", "heap B/run", "partition failures: throughput 0",
+		"policy openhands"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String())
 		}
 	}
+}
+
+// TestConfigPolicy checks that the guard runs the policy the
+// configuration names, and the default policy when it names none.
+func TestConfigPolicy(t *testing.T) {
+	preset, err := guard.Preset("openhands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := policyJSON(t, guard.DefaultPolicy())
+	if policyJSON(t, preset) == def {
+		t.Fatal("the openhands preset is the default policy: this test could not tell them apart")
+	}
+	for name, want := range map[string]string{"": def, "openhands": policyJSON(t, preset)} {
+		got, err := Config{Policy: name}.policy()
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if policyJSON(t, got) != want {
+			t.Errorf("the guard's policy for %q is not the one it names", name)
+		}
+	}
+	if err := (Config{Policy: "/does/not/exist.yaml"}).Validate(); err == nil || !strings.Contains(err.Error(), "/does/not/exist.yaml") {
+		t.Errorf("a missing policy file: %v; want an error that names it", err)
+	}
+}
+
+func policyJSON(t *testing.T, p guard.Policy) string {
+	t.Helper()
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestMixIsDeterministic(t *testing.T) {

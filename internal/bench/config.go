@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/guardstream/guardstream/guard"
 )
 
 // Config sizes a benchmark run.
@@ -41,6 +43,10 @@ type Config struct {
 	Timeout time.Duration
 	// Checkpoint is guard-consumer's checkpoint interval.
 	Checkpoint time.Duration
+	// Policy is the guard's policy, as guard-consumer's -policy takes it:
+	// a YAML or JSON file, or a preset by name. Empty is the default
+	// policy.
+	Policy string
 	// HeapProfile, when set, is where a heap profile is written with the
 	// largest scale's active runs loaded.
 	HeapProfile string
@@ -112,5 +118,16 @@ func (c Config) Validate() error {
 	if c.Window <= 0 || c.Timeout <= 0 {
 		errs = append(errs, errors.New("the window and the timeout must be positive"))
 	}
+	if _, err := c.policy(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// policy returns the guard's policy: Policy's, or the default.
+func (c Config) policy() (guard.Policy, error) {
+	if c.Policy == "" {
+		return guard.DefaultPolicy(), nil
+	}
+	return guard.Load(c.Policy)
 }

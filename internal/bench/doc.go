@@ -22,7 +22,10 @@
 //     with the guard's.
 //
 // Every pipeline's answer echoes the start of its event, where a latency
-// window puts a tag; the guard's answers are its verdicts.
+// window puts a tag; the guard's answers are its verdicts. The guard runs
+// the default policy, or the one Config.Policy names (a file or a preset,
+// as guard-consumer's -policy takes it), so that an operator can measure
+// what their own policy costs; the report names it.
 //
 // The phases:
 //

@@ -105,7 +105,12 @@ func startGuard(ctx context.Context, url string, cfg Config, h slog.Handler) (*r
 		return nil, err
 	}
 	rc.Logger = slog.New(cfg.warn.counting(h))
-	r, err := runner.New(ctx, nc, guard.Chain(guard.DefaultPolicy()), rc, runner.WithOutputs(outputs))
+	pol, err := cfg.policy()
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	r, err := runner.New(ctx, nc, guard.Chain(pol), rc, runner.WithOutputs(outputs))
 	if err != nil {
 		nc.Close()
 		return nil, err

@@ -17,7 +17,11 @@ func (r Report) Print(w io.Writer) {
 	if r.Sync {
 		mode = "sync_interval: always"
 	}
-	fmt.Fprintf(w, "\nguard-bench: %d partitions, %d-byte events, %d CPUs, %s\n", r.Partitions, r.Payload, r.CPUs, mode)
+	policy := "the default policy"
+	if r.Policy != "" {
+		policy = "policy " + r.Policy
+	}
+	fmt.Fprintf(w, "\nguard-bench: %d partitions, %d-byte events, %d CPUs, %s, %s\n", r.Partitions, r.Payload, r.CPUs, mode, policy)
 	fmt.Fprintf(w, "baseline: %d events in flight per partition, pulls of %d\n\n", r.BaseWindow, r.BaseBatch)
 	tw := table(w)
 	fmt.Fprintln(tw, "throughput\tround\tevents\tseconds\tevents/s\tstored/event\tcpu µs/event\tratio\t")
