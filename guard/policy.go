@@ -96,9 +96,13 @@ func (p Policy) validateSections() error {
 }
 
 // Load reads a YAML or JSON policy file over the preset it names, or, for
-// "preset:NAME" or a bare NAME that is no file, a preset. Errors name the
+// "preset:NAME" or a bare NAME that is no file, a preset. An empty path is
+// the default policy, as a -policy flag left out means. Errors name the
 // file.
 func Load(path string) (Policy, error) {
+	if path == "" {
+		return DefaultPolicy(), nil
+	}
 	name, isPreset := strings.CutPrefix(path, "preset:")
 	if _, err := os.Stat(path); !isPreset && errors.Is(err, fs.ErrNotExist) && hasPreset(path) {
 		name, isPreset = path, true

@@ -157,6 +157,9 @@ func TestPresets(t *testing.T) {
 	if _, err := guard.Load("no/such/policy.yaml"); err == nil || !strings.Contains(err.Error(), "or a preset: ") {
 		t.Errorf("a missing file: %v; want an error listing the presets", err)
 	}
+	if p, err := guard.Load(""); err != nil || mustJSON(t, p) != mustJSON(t, guard.DefaultPolicy()) {
+		t.Errorf("Load(\"\") = %s, %v; want the default policy", mustJSON(t, p), err)
+	}
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -181,11 +181,9 @@ Flags:
 	if err != nil {
 		return service.Config{}, false, err
 	}
-	pol := guard.DefaultPolicy()
-	if *policyPath != "" {
-		if pol, err = guard.Load(*policyPath); err != nil {
-			return service.Config{}, false, err
-		}
+	pol, err := guard.Load(*policyPath)
+	if err != nil {
+		return service.Config{}, false, err
 	}
 	sc.EventMaxMsgSize = rc.MaxEventBytes
 	if err := sc.Validate(); err != nil {

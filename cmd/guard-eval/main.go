@@ -88,12 +88,9 @@ func evalCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return usageError{"name the runs to evaluate: a file of recorded runs or wire events, or - for stdin"}
 	}
-	pol := guard.DefaultPolicy()
-	if *policyPath != "" {
-		var err error
-		if pol, err = guard.Load(*policyPath); err != nil {
-			return err
-		}
+	pol, err := guard.Load(*policyPath)
+	if err != nil {
+		return err
 	}
 	var selected []eval.Fault
 	if *faults != "" {

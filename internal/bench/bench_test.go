@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/guardstream/guardstream/guard"
 )
 
 // TestMain lets the test binary serve as the benchmark's child
@@ -129,40 +126,6 @@ func TestRun(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String())
 		}
 	}
-}
-
-// TestConfigPolicy checks that the guard runs the policy the
-// configuration names, and the default policy when it names none.
-func TestConfigPolicy(t *testing.T) {
-	preset, err := guard.Preset("openhands")
-	if err != nil {
-		t.Fatal(err)
-	}
-	def := policyJSON(t, guard.DefaultPolicy())
-	if policyJSON(t, preset) == def {
-		t.Fatal("the openhands preset is the default policy: this test could not tell them apart")
-	}
-	for name, want := range map[string]string{"": def, "openhands": policyJSON(t, preset)} {
-		got, err := Config{Policy: name}.policy()
-		if err != nil {
-			t.Fatalf("%q: %v", name, err)
-		}
-		if policyJSON(t, got) != want {
-			t.Errorf("the guard's policy for %q is not the one it names", name)
-		}
-	}
-	if err := (Config{Policy: "/does/not/exist.yaml"}).Validate(); err == nil || !strings.Contains(err.Error(), "/does/not/exist.yaml") {
-		t.Errorf("a missing policy file: %v; want an error that names it", err)
-	}
-}
-
-func policyJSON(t *testing.T, p guard.Policy) string {
-	t.Helper()
-	b, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func TestMixIsDeterministic(t *testing.T) {

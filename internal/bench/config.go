@@ -118,16 +118,8 @@ func (c Config) Validate() error {
 	if c.Window <= 0 || c.Timeout <= 0 {
 		errs = append(errs, errors.New("the window and the timeout must be positive"))
 	}
-	if _, err := c.policy(); err != nil {
+	if _, err := guard.Load(c.Policy); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-// policy returns the guard's policy: Policy's, or the default.
-func (c Config) policy() (guard.Policy, error) {
-	if c.Policy == "" {
-		return guard.DefaultPolicy(), nil
-	}
-	return guard.Load(c.Policy)
 }

@@ -105,7 +105,7 @@ func startGuard(ctx context.Context, url string, cfg Config, h slog.Handler) (*r
 		return nil, err
 	}
 	rc.Logger = slog.New(cfg.warn.counting(h))
-	pol, err := cfg.policy()
+	pol, err := guard.Load(cfg.Policy)
 	if err != nil {
 		nc.Close()
 		return nil, err
