@@ -233,6 +233,22 @@ func TestPermissionMatrix(t *testing.T) {
 		}
 		fmt.Fprintf(tw, "agent evil\thave JetStream ack its event on another tenant's subject\t%s\tlands in AGENTS, never in GUARD (below)\n", reply)
 	}
+	// A reply subject on another of GUARD's imports: the reply to a
+	// request through one import must not come back in through another,
+	// into the victim's events or outputs.
+	evilPart, _ := objectstore.Subject("evil", out.Ref.Digest, 0)
+	for _, pr := range [][2]string{
+		{"agent.evil.r1.hb", firstPart},
+		{"guard.api.evil.page", "agent.acme." + run + ".call"},
+		{"guard.api.evil.page", firstPart},
+		{evilPart, "agent.acme." + run + ".call"},
+		{evilPart, firstPart},
+	} {
+		if err := evil.PublishRequest(pr[0], pr[1], []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(tw, "agent evil\thave a request through one import answered into another, the victim's\t%s → %s\tdropped: nothing reaches GUARD (below)\n", pr[0], pr[1])
+	}
 	_ = evil.Flush()
 	tw.Flush()
 	t.Log("permission matrix:\n" + strings.ReplaceAll(table.String(), strings.TrimPrefix(out.Ref.Digest, "sha256:"), "<digest>"))
@@ -269,6 +285,18 @@ func TestPermissionMatrix(t *testing.T) {
 		t.Errorf("guard_runs %s: %v", streams.RunKey("acme", run), err)
 	} else if bytes.HasPrefix(after.Value(), []byte(`{"stream"`)) {
 		t.Errorf("guard_runs holds a JetStream ack for the victim's run: %s", after.Value())
+	}
+	if outs, err := opJS.Stream(ctx, objectstore.Stream); err != nil {
+		t.Error(err)
+	} else if last, err := outs.GetLastMsgForSubject(ctx, firstPart); err != nil || !bytes.HasPrefix([]byte(secret), last.Data) ||
+		last.Header.Get(objectstore.HeaderSize) != strconv.Itoa(len(secret)) {
+		t.Errorf("the victim's output part %s was replaced: %v", firstPart, err)
+	}
+	for _, m := range natstest.Messages(t, opJS, streams.EventStream) {
+		var ev event.Event
+		if strings.Contains(m.Subject, ".acme.") && (event.DecodeEvent(m.Data, &ev) != nil || ev.Tenant != "acme") {
+			t.Errorf("AGENT_EVENTS holds a message on the victim's subject its agent did not send: %s %.60q", m.Subject, m.Data)
+		}
 	}
 	ctlAfter := controlOf(t, opJS, "acme", run)
 	for _, m := range ctlAfter[len(ctlBefore):] {
