@@ -131,6 +131,7 @@ func TestOverLimitEventsGoToDeadLetters(t *testing.T) {
 		}
 	}
 
+	s.settle() // every event acked: all they caused is stored
 	rejects := map[string]event.Decision{}
 	for _, m := range s.all(streams.ControlStream) {
 		if d := decode(t, m); d.Kind == event.Reject && d.Reason == event.ReasonInvalidEvent {

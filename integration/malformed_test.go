@@ -78,7 +78,11 @@ func TestMalformedInputGoesToDeadLetters(t *testing.T) {
 	}
 
 	// Every dead-lettered call whose id could be read was also rejected,
-	// so its agent learns why instead of waiting out its deadline.
+	// so its agent learns why instead of waiting out its deadline. An
+	// agent receives a decision as the server takes it in, which can be
+	// before the stream has stored it: once every event is acked, all
+	// they caused is stored.
+	s.settle()
 	rejected := 0
 	for _, m := range s.all(streams.ControlStream) {
 		d := decode(t, m)
