@@ -29,7 +29,6 @@ type partition struct {
 	state   *reader            // reads run snapshots from guard_runs
 	path    path               // the event path; its buffers serve every tenure
 	batch   []jetstream.Msg    // the batch being handled
-	seen    stored             // digests of outputs this partition stored
 	updated bool               // the consumer has the runner's configuration
 }
 

@@ -53,12 +53,15 @@ func (replay) flush(context.Context) error                            { return n
 // live publishes through the tenure's publisher, so an event is acked
 // only once all it caused is stored.
 type live struct {
-	pub        *publisher
-	log        *slog.Logger
-	dead       *deadLog            // the dead letters' log lines, sampled
-	purge      func(filter string) // cancels pending schedules, in the background
-	outputs    *objectstore.Store  // nil: results are not stored
-	seen       *stored             // digests of outputs stored recently
+	pub     *publisher
+	log     *slog.Logger
+	dead    *deadLog            // the dead letters' log lines, sampled
+	purge   func(filter string) // cancels pending schedules, in the background
+	outputs *objectstore.Store  // nil: results are not stored
+	// seen holds the digests of the outputs this tenure stored. It lasts
+	// a tenure, as the publishes that stored them do: one that failed
+	// ends the tenure, and the next redoes its event, copy and all.
+	seen       stored
 	maxPayload int
 	timers     []timer // timers the current batch set or cancelled
 	ended      []timer // runs the current batch ended
