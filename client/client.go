@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"github.com/guardstream/guardstream/streams"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nuid"
 )
 
 // Client publishes the runs of one tenant. It is safe for concurrent use.
@@ -24,9 +24,10 @@ type Client struct {
 	// client's: "no responders" after that means the server is coming
 	// back, not that guard-consumer never provisioned it.
 	provisioned atomic.Bool
-	// nonce ends the Nats-Msg-Id of every event: another tenant cannot
-	// guess it, so it cannot make the stream drop an event as a duplicate
-	// by publishing its id first.
+	// nonce ends the Nats-Msg-Id of every event: 128 random bits from
+	// crypto/rand, so another tenant cannot guess it and cannot make the
+	// stream drop an event as a duplicate by publishing its id first. (A
+	// NUID would not do: nats.go draws its inboxes from the same sequence.)
 	nonce string
 }
 
@@ -45,7 +46,7 @@ func New(nc *nats.Conn, tenant string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	return &Client{nc: nc, js: js, tenant: tenant, opts: o, nonce: nuid.Next()}, nil
+	return &Client{nc: nc, js: js, tenant: tenant, opts: o, nonce: rand.Text()}, nil
 }
 
 // Tenant returns the client's tenant.
