@@ -50,9 +50,11 @@ func DefaultConfig() Config {
 }
 
 // MinChunkSize and MaxChunkSize bound ChunkSize: the largest stays below
-// the server's default payload limit of 1 MiB.
+// the server's default payload limit of 1 MiB, and the smallest bounds how
+// many parts a reader fetches for one output, whoever stored it (1,024 for
+// the default 64 MiB outputs).
 const (
-	MinChunkSize = 1 << 10
+	MinChunkSize = 64 << 10
 	MaxChunkSize = 1<<20 - 4<<10
 )
 

@@ -21,10 +21,12 @@
 // subject (the stream keeps the last message of each), written from the
 // last part to the first; the first part carries the size and the part
 // count in headers (HeaderSize, HeaderParts). A reader that finds the
-// first part therefore finds the others. Get checks the digest and size of
-// what it read and refuses what does not match, so a part forged by
-// another writer of the same tenant fails the read instead of passing for
-// the output.
+// first part therefore finds the others. Every part but the last is as
+// long as the first, at least MinChunkSize bytes, so that an output takes
+// a bounded number of reads whoever wrote it; Get checks that as it reads,
+// then the digest and size of what it read, and refuses what does not
+// match, so a part forged by another writer of the same tenant fails the
+// read instead of passing for the output.
 //
 // # Content addressing
 //

@@ -12,10 +12,10 @@ import (
 // part reads as not found, and Put stores it again.
 func TestFullStoreDropsTheOldest(t *testing.T) {
 	st, js := setup(t, func(c *objectstore.Config) {
-		c.Memory, c.MaxBytes, c.MaxOutputBytes, c.ChunkSize = true, 1<<20, 256<<10, 16<<10
+		c.Memory, c.MaxBytes, c.MaxOutputBytes, c.ChunkSize = true, 1<<20, 256<<10, 64<<10
 	})
 	ctx := ctxT(t)
-	victim := randomBytes(100<<10, 1) // 7 parts
+	victim := randomBytes(100<<10, 1) // 2 parts
 	ref, err := st.Put(ctx, "victim", victim)
 	if err != nil {
 		t.Fatal(err)
@@ -40,9 +40,9 @@ func TestFullStoreDropsTheOldest(t *testing.T) {
 // Put stores again an output whose first part is there but whose last,
 // the oldest, was dropped.
 func TestPutRepairsAnOutputMissingItsLastPart(t *testing.T) {
-	st, js := setup(t, func(c *objectstore.Config) { c.Memory, c.ChunkSize = true, 16<<10 })
+	st, js := setup(t, func(c *objectstore.Config) { c.Memory, c.ChunkSize = true, 64<<10 })
 	ctx := ctxT(t)
-	data := randomBytes(40<<10, 3) // parts 0, 1, 2
+	data := randomBytes(150<<10, 3) // parts 0, 1, 2
 	ref, err := st.Put(ctx, "acme", data)
 	if err != nil {
 		t.Fatal(err)

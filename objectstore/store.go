@@ -118,11 +118,14 @@ func (s *Store) Get(ctx context.Context, tenant string, ref event.OutputRef) ([]
 	}
 	data := make([]byte, 0, ref.Size)
 	data = append(data, h.first...)
-	for i := 1; i < h.parts && int64(len(data)) <= ref.Size; i++ {
+	for i := 1; i < h.parts; i++ {
 		subj, _ := Subject(tenant, ref.Digest, i)
 		m, err := s.last(ctx, subj)
 		if err != nil {
 			return nil, s.wrap(err, ref.Digest, i)
+		}
+		if want := h.partSize(i); int64(len(m.Data)) != want {
+			return nil, fmt.Errorf("%w: part %d of %s holds %d bytes, want %d", ErrDigestMismatch, i, ref.Digest, len(m.Data), want)
 		}
 		data = append(data, m.Data...)
 	}
@@ -170,10 +173,25 @@ func (s *Store) head(ctx context.Context, tenant, digest string) (head, error) {
 		return head{}, fmt.Errorf("%w: the first part of %s has no valid %s and %s headers", ErrDigestMismatch, digest, HeaderSize, HeaderParts)
 	case size > s.cfg.MaxOutputBytes:
 		return head{}, fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrTooLarge, digest, size, s.cfg.MaxOutputBytes)
-	case int64(parts) > size/MinChunkSize+1:
-		return head{}, fmt.Errorf("%w: %s claims %d parts for %d bytes", ErrDigestMismatch, digest, parts, size)
+	case parts == 1 && int64(len(m.Data)) != size,
+		parts > 1 && (len(m.Data) < MinChunkSize || int64(parts) != (size+int64(len(m.Data))-1)/int64(len(m.Data))):
+		return head{}, fmt.Errorf("%w: %s claims %d parts for %d bytes, the first of %d bytes; "+
+			"want parts of the first's size, at least %d bytes, but the last", ErrDigestMismatch, digest, parts, size, len(m.Data), MinChunkSize)
 	}
 	return head{ref: event.OutputRef{Digest: digest, Size: size}, parts: parts, first: m.Data, at: m.Time}, nil
+}
+
+// partSize returns how many bytes part i of the output h heads holds:
+// each as many as the first, and the last the rest. head checked that
+// this adds up to the output's size, so an output takes at most
+// MaxOutputBytes/MinChunkSize+1 reads, whoever stored it, and a part of
+// another size ends the reading.
+func (h head) partSize(i int) int64 {
+	chunk := int64(len(h.first))
+	if i < h.parts-1 {
+		return chunk
+	}
+	return h.ref.Size - int64(h.parts-1)*chunk
 }
 
 // digestHex returns the hex digits of a digest of the form event.Digest

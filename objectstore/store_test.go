@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -334,5 +335,58 @@ func TestForgedHeaders(t *testing.T) {
 		} else {
 			t.Logf("headers %v: %v", h, err)
 		}
+	}
+}
+
+// An agent may store anything on its output subjects. Parts smaller than
+// MinChunkSize, or of uneven sizes, are refused, even when the bytes add
+// up to the digest: they would make one Get a read per KiB, a partition
+// held up by one tenant's result.
+func TestForgedLayout(t *testing.T) {
+	st, js := setup(t, nil)
+	ctx := ctxT(t)
+	store := func(data []byte, sizes ...int) event.OutputRef {
+		ref := event.OutputRef{Digest: event.Digest(data), Size: int64(len(data))}
+		off := make([]int, len(sizes)+1)
+		for i, n := range sizes {
+			off[i+1] = off[i] + n
+		}
+		for i := len(sizes) - 1; i >= 0; i-- {
+			subj, _ := objectstore.Subject(tenant, ref.Digest, i)
+			m := nats.NewMsg(subj)
+			m.Data = data[off[i]:off[i+1]]
+			if i == 0 {
+				m.Header.Set(objectstore.HeaderSize, fmt.Sprint(len(data)))
+				m.Header.Set(objectstore.HeaderParts, fmt.Sprint(len(sizes)))
+			}
+			if _, err := js.PublishMsg(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ref
+	}
+	kib := 1 << 10
+	cases := []struct {
+		name  string
+		data  []byte
+		sizes []int
+	}{
+		{"256 parts of 1 KiB", randomBytes(256*kib, 7), slices.Repeat([]int{kib}, 256)},
+		{"a short middle part", randomBytes(192*kib, 8), []int{64 * kib, 32 * kib, 96 * kib}},
+		{"a long last part", randomBytes(200*kib, 9), []int{64 * kib, 136 * kib}},
+	}
+	for _, tc := range cases {
+		ref := store(tc.data, tc.sizes...)
+		if _, err := st.Get(ctx, tenant, ref); !errors.Is(err, objectstore.ErrDigestMismatch) {
+			t.Errorf("%s: Get: %v, want ErrDigestMismatch", tc.name, err)
+		} else {
+			t.Logf("%s: %v", tc.name, err)
+		}
+	}
+	// Parts of 64 KiB, the smallest allowed, and a shorter last one read.
+	data := randomBytes(150*kib, 11)
+	ref := store(data, 64*kib, 64*kib, 22*kib)
+	if got, err := st.Get(ctx, tenant, ref); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("parts of 64, 64 and 22 KiB: %d bytes, %v", len(got), err)
 	}
 }
