@@ -128,8 +128,13 @@ func (p *path) refuseCall(ctx context.Context, rec *record, dl *deadLetter, s si
 		}
 		run = e.run
 	}
+	// The guards of an active run learn of the refusal, and may change its
+	// state without a decision (a round counts the call, but settles only
+	// with its last); a panic stops the run. Either way a checkpoint past
+	// this event must write the run's snapshot.
+	active := run.Status == processors.StatusActive
 	poison := p.chain.refuse(run, &d, &p.out)
-	if e != nil && len(p.out.Decisions) > 1 {
+	if active {
 		p.runs.touch(e)
 	}
 	prefix := d.Tenant + "." + d.Run + ".dlq." + strconv.FormatUint(rec.seq, 10) + "."
