@@ -75,7 +75,10 @@ func parseCheckpoint(p int, m *record) (checkpoint, error) {
 //     of the events it reflects, so a restart that finds it redoes nothing
 //     it should not skip;
 //  3. once they are stored, publishing the checkpoint key, with
-//     compare-and-set on its revision.
+//     compare-and-set on its revision; unless a snapshot could not be
+//     taken (partial): that run's stored snapshot is older than seq, and
+//     a restart from a checkpoint at seq would skip its events since. The
+//     key stays where it was, and the run is left for the next checkpoint.
 //
 // A compare-and-set that fails means another instance wrote: the tenure
 // is over (errFenced).
@@ -85,6 +88,7 @@ type checkpointing struct {
 	entries []*entry // the runs changed up to seq
 	snaps   [][]byte // their snapshots, as of seq; nil until taken, or if it could not be
 	taken   int      // snapshots taken
+	partial bool     // a snapshot could not be taken: the checkpoint key is not written
 	next    int      // entries[:next] considered for taking or publishing
 	sent    int      // entries[:sent] published, or skipped
 	ids     []uint64 // the publish of each snapshot sent, 0 if skipped
@@ -99,9 +103,13 @@ func (w *checkpointing) take(rs *runs, e *entry) error {
 	w.taken++
 	snap, err := rs.chain.encode(e.run)
 	if err != nil {
-		// The run keeps its last snapshot; a restart replays its events
-		// since the last checkpoint onto that one.
-		rs.log.Error("cannot write a run's snapshot; it keeps its last one", "run", e.key, "err", err)
+		// The run keeps its last snapshot, and the checkpoint its last
+		// sequence, so that a restart replays the run's events since onto
+		// that snapshot; the next checkpoint tries the run again.
+		rs.log.Error("cannot write a run's snapshot; it keeps its last one, and the checkpoint stays where it was",
+			"run", e.key, "err", err)
+		w.partial = true
+		rs.mark(e)
 		return nil
 	}
 	w.snaps[i] = snap
@@ -214,6 +222,9 @@ func (c *checkpointer) step(ctx context.Context, w *checkpointing, block bool) (
 		return true, nil
 	case w.stored < len(w.entries):
 		return false, nil // the snapshots stored first
+	case w.partial:
+		c.writing, rs.writing = nil, nil
+		return true, nil
 	case w.key == 0:
 		msg := nats.NewMsg(streams.RunsSubject(streams.CheckpointKey(c.id)))
 		msg.Data = strconv.AppendUint(append(strconv.AppendUint(nil, w.seq, 10), ' '), w.cons, 10)

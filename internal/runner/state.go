@@ -66,6 +66,13 @@ func newRuns(store *reader, chain recoverer, log *slog.Logger) runs {
 // cached returns the cached run under key, or nil.
 func (rs *runs) cached(key string) *entry { return rs.cache[key] }
 
+// unstarted reports whether e is a run with no state: none stored, and
+// nothing applied in this tenure.
+func (e *entry) unstarted() bool { return e.rev == 0 && !e.dirty && e.run.Applied == 0 }
+
+// forget drops an unstarted run from the cache.
+func (rs *runs) forget(e *entry) { delete(rs.cache, e.key) }
+
 // load makes sure the runs under keys are cached, reading those that are
 // not in one request per maxMultiLast of them: a batch of events of runs
 // not seen in this tenure costs one round trip, not one per run. A run
@@ -168,6 +175,11 @@ func (rs *runs) prepare(e *entry) error {
 // touch marks e as changed since the last checkpoint.
 func (rs *runs) touch(e *entry) {
 	rs.since++
+	rs.mark(e)
+}
+
+// mark lists e among the runs the next checkpoint writes.
+func (rs *runs) mark(e *entry) {
 	if !e.dirty {
 		e.dirty = true
 		rs.dirty = append(rs.dirty, e)
