@@ -92,6 +92,7 @@ func formatBytes(n int64) string {
 func admissionFlags(fs *flag.FlagSet, a *runner.Admission) {
 	fs.Var(rateFlag{&a.Run}, "run-limit", "what one run may send, as `events=N,burst=N,bytes=SIZE,burst-bytes=SIZE` (per second and at once;\n0: no limit); events over it are dropped as dead letters of reason rate_limited")
 	fs.Var(rateFlag{&a.Tenant}, "tenant-limit", "what one tenant's runs may send together, as `events=N,...` in -run-limit; each partition enforces its share")
+	fs.Var(rateFlag{&a.NewRuns}, "tenant-new-runs", "the runs one tenant may start, as `events=N,burst=N` (runs per second and at once; 0: no limit);\neach partition enforces its share; a new run's events over it are dropped as dead letters of reason rate_limited")
 	fs.Int64Var(&a.StopAfter, "run-limit-stop-after", a.StopAfter, "stop a run (LIMIT_EXCEEDED) once this many of its events were over -run-limit; 0: never")
 }
 

@@ -86,9 +86,10 @@ func startGuard(ctx context.Context, url string, cfg Config, h slog.Handler) (*r
 	rc := runner.DefaultConfig(cfg.Partitions)
 	rc.CheckpointInterval = cfg.Checkpoint
 	// The fleet is one tenant whose preloaded events the server stored
-	// far faster than a tenant may send: admission still runs on every
-	// event, with no tenant limit to refuse them.
-	rc.Admission.Tenant = runner.Rate{}
+	// far faster than a tenant may send, over up to a million runs:
+	// admission still runs on every event, with no tenant limit to
+	// refuse them.
+	rc.Admission.Tenant, rc.Admission.NewRuns = runner.Rate{}, runner.Rate{}
 	// Each phase's runner stops with a complete checkpoint, however many
 	// runs it changed, so that the next phase measures the guard and not
 	// a recovery from an older checkpoint (which replays, reading the

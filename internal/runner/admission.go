@@ -28,6 +28,13 @@ type Admission struct {
 	// Run and Tenant are the limits of one run and of one tenant's runs
 	// together; each partition enforces 1/Partitions of Tenant.
 	Run, Tenant Rate
+	// NewRuns limits the runs one tenant may start, whose state is stored
+	// until it ages out: Events is runs a second and Burst runs at once
+	// (its byte limits are unused). Each partition enforces its share.
+	// Without it a tenant within its event limit could fill guard_runs
+	// with a run per event in under a minute, and a full bucket stalls
+	// every partition.
+	NewRuns Rate
 	// StopAfter stops a run, LIMIT_EXCEEDED with rule admission, once it
 	// had this many events refused; 0 never stops it. The first refused
 	// event draws a soft_limit advice.
@@ -47,6 +54,7 @@ func DefaultAdmission() Admission {
 	return Admission{
 		Run:       Rate{Events: 200, Burst: 2_000, Bytes: 4 << 20, BurstBytes: 32 << 20},
 		Tenant:    Rate{Events: 50_000, Burst: 200_000, Bytes: 256 << 20, BurstBytes: 1 << 30},
+		NewRuns:   Rate{Events: 200, Burst: 20_000},
 		StopAfter: 10_000,
 	}
 }
@@ -57,7 +65,7 @@ func (a Admission) Validate() error {
 	for _, l := range []struct {
 		name string
 		r    Rate
-	}{{"run", a.Run}, {"tenant", a.Tenant}} {
+	}{{"run", a.Run}, {"tenant", a.Tenant}, {"new-run", a.NewRuns}} {
 		if l.r.Events < 0 || l.r.Burst < 0 || l.r.Bytes < 0 || l.r.BurstBytes < 0 {
 			errs = append(errs, fmt.Errorf("runner: %s admission limits must not be negative", l.name))
 		}
@@ -67,6 +75,9 @@ func (a Admission) Validate() error {
 		if l.r.Events > 1e9 || l.r.Burst > 1e9 || l.r.Bytes > maxBytesLimit || l.r.BurstBytes > maxBytesLimit {
 			errs = append(errs, fmt.Errorf("runner: %s admission limits are too large; leave a rate at 0 for no limit", l.name))
 		}
+	}
+	if a.NewRuns.Bytes != 0 || a.NewRuns.BurstBytes != 0 {
+		errs = append(errs, errors.New("runner: the new-run admission limit counts runs; leave its byte limits at 0"))
 	}
 	if a.StopAfter < 0 {
 		errs = append(errs, errors.New("runner: admission stop-after must not be negative"))
@@ -137,8 +148,9 @@ func refill(tokens, dt, rate, full int64) int64 {
 
 // Which limit an event was over.
 const (
-	overRun    = "run"
-	overTenant = "tenant"
+	overRun     = "run"
+	overTenant  = "tenant"
+	overNewRuns = "new_runs" // the tenant's limit on runs started
 )
 
 // limiter is a tenure's admission: the limits, its tenants' buckets, and
@@ -146,23 +158,35 @@ const (
 type limiter struct {
 	cfg     Admission
 	tenant  Rate // this partition's share of the tenant limit
+	newRuns Rate // and of the tenant's limit on new runs
 	tenants map[string]*processors.Admitted
+	started map[string]*processors.Admitted // the tenants' new-run buckets
 	refused []*record
 	out     processors.Out // the decisions of a run over its limit
 }
 
 func newLimiter(cfg Admission, partitions int) limiter {
-	return limiter{cfg: cfg, tenant: cfg.Tenant.share(partitions), tenants: map[string]*processors.Admitted{}}
+	return limiter{cfg: cfg, tenant: cfg.Tenant.share(partitions), newRuns: cfg.NewRuns.share(partitions),
+		tenants: map[string]*processors.Admitted{}, started: map[string]*processors.Admitted{}}
 }
 
 // buckets returns the buckets of rec's tenant.
-func (l *limiter) buckets(rec *record) *processors.Admitted {
-	b := l.tenants[rec.subj.Tenant]
+func (l *limiter) buckets(rec *record) *processors.Admitted { return bucketsOf(l.tenants, rec) }
+
+// bucketsOf returns rec's tenant's buckets in m, made on first use.
+func bucketsOf(m map[string]*processors.Admitted, rec *record) *processors.Admitted {
+	b := m[rec.subj.Tenant]
 	if b == nil {
 		b = &processors.Admitted{}
-		l.tenants[strings.Clone(rec.subj.Tenant)] = b
+		m[strings.Clone(rec.subj.Tenant)] = b
 	}
 	return b
+}
+
+// starts takes a new run, whose first event rec is, from its tenant's
+// new-run bucket, and reports whether there was room.
+func (l *limiter) starts(rec *record) bool {
+	return l.newRuns.Events == 0 || l.newRuns.admit(bucketsOf(l.started, rec), rec.at.UnixNano(), 0)
 }
 
 // tenantFits reports whether rec's tenant has room for it, taking nothing.
@@ -203,8 +227,21 @@ func (t *tenure) admit(recs []record, keys []string) []string {
 // admitRun takes rec, whose tenant had room and whose run is loaded, from
 // its run's buckets, then from its tenant's. An event its run refuses is
 // not taken from its tenant: a run over its own limit does not use up
-// what its tenant's other runs may send.
+// what its tenant's other runs may send. The first event of a run that
+// has no state yet is taken from the tenant's new-run bucket first; a run
+// it refuses is forgotten, so that a flood of new run ids costs neither
+// state nor memory; its later events in the batch find it gone, and are
+// refused with it.
 func (t *tenure) admitRun(ctx context.Context, rec *record, s sink) error {
+	switch e := t.runs.cached(rec.subj.Key); {
+	case e == nil:
+		rec.over = overNewRuns
+		return nil
+	case e.unstarted() && !t.lim.starts(rec):
+		rec.over = overNewRuns
+		t.runs.forget(e)
+		return nil
+	}
 	if err := t.runAdmits(ctx, rec, s); err != nil || rec.over != "" {
 		return err
 	}

@@ -85,8 +85,8 @@ func (l *live) deadLetter(ctx context.Context, rec *record, dl *deadLetter) erro
 func (l *live) rateLimited(ctx context.Context, recs []*record) error {
 	first := recs[0]
 	dl := &deadLetter{reason: streams.DeadRateLimited, cause: fmt.Errorf(
-		"%d events of run %s/%s were over the %s's admission limit; the guards did not see them",
-		len(recs), first.subj.Tenant, first.subj.Run, first.over)}
+		"%d events of run %s/%s were over %s; the guards did not see them",
+		len(recs), first.subj.Tenant, first.subj.Run, limitName(first.over))}
 	l.dead.note(first, dl)
 	msg := nats.NewMsg(streams.DeadLetterSubject(dl.reason))
 	msg.Header.Set(streams.HeaderReason, string(dl.reason))
@@ -97,6 +97,14 @@ func (l *live) rateLimited(ctx context.Context, recs []*record) error {
 	msg.Header.Set(jetstream.MsgIDHeader, "dlq.rl."+strconv.FormatUint(first.seq, 10))
 	_, err := l.pub.publish(ctx, msg)
 	return err
+}
+
+// limitName names the admission limit over says an event was over.
+func limitName(over string) string {
+	if over == overNewRuns {
+		return "the tenant's admission limit on new runs"
+	}
+	return "the " + over + "'s admission limit"
 }
 
 // refuseCall rejects a dead-lettered call whose id can be read, so its
