@@ -312,7 +312,7 @@ func sources() []source {
 		})),
 		decSrc("stop_lease", "it answers the lease timer (vector event/timer), so seq is 0 and ts is the timer's", withD(dec(event.Stop, 0), func(d *event.Decision) {
 			d.TS = t0 + 36000
-			d.Guard, d.Reason, d.Outcome = "lease", event.ReasonLeaseExpired, event.StatusCancelled
+			d.Guard, d.Rule, d.Reason, d.Outcome = "lease", "lease", event.ReasonLeaseExpired, event.StatusCancelled
 			d.Counts = []event.Counter{{Name: "lease_ms", Value: 30000}, {Name: "last_renewal", Value: 7}}
 			d.Msg = "no heartbeat within the 30000 ms lease since event 7; the run is cancelled"
 		})),
@@ -366,7 +366,7 @@ func sources() []source {
 			})),
 		decSrc("settled", "the round of vector event/round settled when its wait ran out: it answers the round timer, so seq is 0", withD(dec(event.Settled, 0), func(d *event.Decision) {
 			d.TS = t0 + 39000 + 30000
-			d.Guard = "round"
+			d.Guard, d.Rule = "round", "wait"
 			d.Calls, d.Missing = []string{"c20", "c21", "c22"}, []string{"c22"}
 			d.Msg = "no result for c22 within 30000 ms"
 		})),
