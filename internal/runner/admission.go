@@ -86,8 +86,8 @@ func (a Admission) Validate() error {
 }
 
 // maxBytesLimit keeps a byte bucket, kept in byte-nanoseconds, within an
-// int64.
-const maxBytesLimit = 8 << 30
+// int64, in debt (charge) as in credit.
+const maxBytesLimit = 4 << 30
 
 // share returns the part of r one of partitions partitions enforces.
 func (r Rate) share(partitions int) Rate {
@@ -115,6 +115,18 @@ func (r Rate) admit(a *processors.Admitted, now int64, size int) bool {
 		a.Bytes -= int64(size) * nanos
 	}
 	return true
+}
+
+// charge takes n bytes more, but at most one burst, from a's byte bucket
+// at server time now, into debt if need be, down to minus one burst: the
+// events after wait until it has refilled. It is for work an event caused
+// beyond its own bytes.
+func (r Rate) charge(a *processors.Admitted, now int64, n int64) {
+	if r.Bytes == 0 {
+		return
+	}
+	r.fits(a, now, 0) // refilled to now
+	a.Bytes = max(a.Bytes-min(n, r.BurstBytes)*nanos, -r.BurstBytes*nanos)
 }
 
 // fits refills the buckets in a to server time now (ns) and reports
@@ -296,6 +308,24 @@ func (t *tenure) runAdmits(ctx context.Context, rec *record, s sink) error {
 	}
 	d.Guard, d.Rule = "admission", "admission"
 	return s.refused(ctx, out, rec.subj.Key+".rl."+strconv.FormatUint(rec.seq, 10)+".")
+}
+
+// chargeRead charges the bytes of an output that the event in rec, a
+// result of run, referred to and that was read from the store, to the
+// run's byte bucket and its tenant's. Admission counts an event's own
+// bytes before it is read; reading the output it names may cost the
+// partition far more (64 MiB by default, about 150 ms), so the run and
+// its tenant pay for it after, with the events that follow: a run that
+// refers to a large output as fast as its event limit allows is held to
+// its byte rate, and cannot hold up the runs sharing its partition. The
+// run's charge is kept with its state, so a replay refuses what was
+// refused.
+func (t *tenure) chargeRead(run *processors.Run, rec *record, n int64) {
+	at := rec.at.UnixNano()
+	t.lim.cfg.Run.charge(&run.Admitted, at, n)
+	if rec.parsed {
+		t.lim.tenant.charge(t.lim.buckets(rec), at, n)
+	}
 }
 
 // flushRefused hands the batch's refused events to s, one group per run

@@ -47,6 +47,39 @@ func TestRateAdmits(t *testing.T) {
 	}
 }
 
+// TestChargeIsDebt: work an event caused beyond its own bytes (an output
+// it referred to) is charged after it, up to one burst each time, into
+// debt down to minus one burst, and holds back the events that follow
+// until the bucket has refilled: a run reads at most a burst's worth of
+// outputs, then the rate.
+func TestChargeIsDebt(t *testing.T) {
+	const s, ms = int64(1e9), int64(1e6)
+	r := Rate{Bytes: 1 << 20, BurstBytes: 2 << 20} // 1 MiB a second, 2 MiB at once
+	var a processors.Admitted
+	at := s
+	for i := range 2 { // two results, each referring to a 64 MiB output
+		if !r.admit(&a, at, 200) {
+			t.Fatalf("result %d was refused", i+1)
+		}
+		r.charge(&a, at, 64<<20)
+		at += ms
+	}
+	if a.Bytes > -(2<<20-2048)*nanos {
+		t.Errorf("bucket after two reads of 64 MiB: %d bytes, want nearly minus the burst (%d)", a.Bytes/nanos, -(2 << 20))
+	}
+	if r.admit(&a, at+1500*ms, 200) {
+		t.Error("an event 1.5 s after the second read was admitted; its debt of 2 MiB takes 2 s at 1 MiB a second")
+	}
+	if !r.admit(&a, at+2500*ms, 200) {
+		t.Error("an event 2.5 s after the second read was refused")
+	}
+	var free processors.Admitted
+	(Rate{Events: 10, Burst: 10}).charge(&free, s, 1<<30)
+	if free.Bytes != 0 {
+		t.Errorf("a rate without a byte limit charged %d", free.Bytes)
+	}
+}
+
 // TestRateIsDeterministic: a bucket replayed from where it was decides the
 // same, whatever the gaps between events.
 func TestRateIsDeterministic(t *testing.T) {

@@ -23,9 +23,13 @@ type path struct {
 	chain    recoverer
 	outputs  *objectstore.Store // nil: outputs sent by reference are not fetched
 	maxBytes int
-	ev       event.Event    // the event being handled, reused
-	out      processors.Out // what it decided, reused
-	res      result
+	// read charges the bytes of an output a result referred to, which
+	// the path read from the store, to the run's and its tenant's
+	// admission (tenure.chargeRead).
+	read func(run *processors.Run, rec *record, bytes int64)
+	ev   event.Event    // the event being handled, reused
+	out  processors.Out // what it decided, reused
+	res  result
 }
 
 // step decodes the event in rec, applies it to its run, and emits what it
@@ -53,6 +57,9 @@ func (p *path) step(ctx context.Context, rec *record, s sink) error {
 			return refuse(streams.DeadInvalid, err)
 		} else if err != nil {
 			return err
+		}
+		if !p.res.inline {
+			p.read(e.run, rec, ev.Ref.Size)
 		}
 	}
 	if err := p.runs.prepare(e); err != nil {

@@ -70,7 +70,7 @@ func newTenure(p *partition, pin string, pub *publisher) *tenure {
 	if _, nop := r.obs.(NopObserver); !nop {
 		t.sink = observed{sink: t.live, obs: r.obs}
 	}
-	p.path.runs = &t.runs
+	p.path.runs, p.path.read = &t.runs, t.chargeRead
 	t.handler = p.path.deadLettering(p.path.step)
 	return t
 }
