@@ -31,9 +31,13 @@ type Runner struct {
 
 	instance   string             // this instance's id in service discovery, once running
 	registered chan struct{}      // closed once Run has entered this instance in the roster
-	purges     chan string        // timer schedules to purge, best effort
+	purges     chan purge         // timer schedules to purge, best effort
 	outputs    *objectstore.Store // full tool outputs; nil leaves results as they come
 	obs        Observer
+
+	purgeMu sync.Mutex
+	// purging holds, by filter, the last purge queued and not served yet.
+	purging map[string]chan struct{}
 }
 
 // Option configures a Runner.
@@ -63,7 +67,7 @@ func New(ctx context.Context, nc *nats.Conn, chain *processors.Chain, cfg Config
 	if err != nil {
 		return nil, fmt.Errorf("runner: %w", err)
 	}
-	r := &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, dead: newDeadLog(log), purges: make(chan string, 4096), obs: NopObserver{}, registered: make(chan struct{})}
+	r := &Runner{nc: nc, js: js, chain: chain, cfg: cfg, log: log, dead: newDeadLog(log), purges: make(chan purge, 4096), purging: map[string]chan struct{}{}, obs: NopObserver{}, registered: make(chan struct{})}
 	for _, o := range opts {
 		o(r)
 	}

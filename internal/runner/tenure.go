@@ -65,7 +65,7 @@ func newTenure(p *partition, pin string, pub *publisher) *tenure {
 		done: func(b *pending) { r.obs.Batch(p.id, b.n, time.Since(b.start)) }}
 	t.cp = checkpointer{id: p.id, every: r.cfg.CheckpointEvents, runs: &t.runs, pipe: &t.pipe,
 		done: func(c checkpoint) { r.obs.Checkpointed(p.id, c.at) }, next: make(chan struct{}, 1)}
-	t.live = &live{pub: pub, log: p.log, dead: r.dead, purge: r.purge, outputs: r.outputs, maxPayload: int(r.nc.MaxPayload())}
+	t.live = &live{pub: pub, log: p.log, dead: r.dead, purge: r.purge, purged: r.purged, outputs: r.outputs, maxPayload: int(r.nc.MaxPayload())}
 	t.sink = t.live
 	if _, nop := r.obs.(NopObserver); !nop {
 		t.sink = observed{sink: t.live, obs: r.obs}

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/guardstream/guardstream/event"
@@ -20,10 +22,12 @@ type timer struct {
 }
 
 // collectTimers records what the event just applied asked for. An event
-// that ended its run cancels every timer of the run instead.
+// that ended its run cancels every timer of the run instead, those the
+// batch set before it too.
 func (l *live) collectTimers(res *result) {
 	ev := res.ev
 	if res.out.Ended() {
+		l.timers = slices.DeleteFunc(l.timers, func(tm timer) bool { return tm.tenant == ev.Tenant && tm.run == ev.Run })
 		l.ended = append(l.ended, timer{tenant: ev.Tenant, run: ev.Run})
 		return
 	}
@@ -38,9 +42,25 @@ func (l *live) collectTimers(res *result) {
 // them again, which replaces them with the same. Cancellations are best
 // effort: a timer that fires anyway finds its run ended or its generation
 // overtaken, and changes nothing.
+//
+// Cancellations purge, in the background, on one goroutine that serves
+// every partition, so a purge may reach the server after a schedule
+// published later; it would delete it, and a run stopped and then resumed
+// (which sets its lease again) would never be cancelled when its lease
+// runs out. So a purge never follows a schedule it must spare: the batch
+// queues its purges before it schedules, what a run set before its end in
+// the batch is dropped with the end (collectTimers), and a schedule waits
+// until the purges of its subject or run queued before it are done
+// (Runner.purged). Only a timer set again after a purge of it waits: the
+// lease of a resumed run; a round's timer is never set again.
 func (l *live) flush(ctx context.Context) error {
 	if len(l.timers) == 0 && len(l.ended) == 0 {
 		return nil
+	}
+	for _, e := range l.ended {
+		if filter, err := streams.TimerFilter(e.tenant, e.run); err == nil {
+			l.purge(filter)
+		}
 	}
 	last := make(map[[3]string]int, len(l.timers))
 	for i, tm := range l.timers {
@@ -59,13 +79,12 @@ func (l *live) flush(ctx context.Context) error {
 			l.purge(subj)
 			continue
 		}
-		if err := l.schedule(ctx, subj, tm); err != nil {
+		filter, _ := streams.TimerFilter(tm.tenant, tm.run) // the ids were checked
+		if err := l.purged(ctx, subj, filter); err != nil {
 			return err
 		}
-	}
-	for _, e := range l.ended {
-		if filter, err := streams.TimerFilter(e.tenant, e.run); err == nil {
-			l.purge(filter)
+		if err := l.schedule(ctx, subj, tm); err != nil {
+			return err
 		}
 	}
 	l.timers, l.ended = l.timers[:0], l.ended[:0]
@@ -95,30 +114,77 @@ func scheduledBy(ev *event.Event) string {
 	return subj
 }
 
+// purge is a request to remove the pending schedules matching filter.
+type purge struct {
+	filter string
+	done   chan struct{} // closed once it is served
+}
+
 // purge removes pending schedules matching filter, in the background.
 func (r *Runner) purge(filter string) {
+	p := purge{filter: filter, done: make(chan struct{})}
+	r.purgeMu.Lock()
+	defer r.purgeMu.Unlock()
 	select {
-	case r.purges <- filter:
+	case r.purges <- p:
+		r.purging[filter] = p.done // served in order: the last queued is done last
 	default:
 		r.log.Debug("purge queue full; a cancelled timer will fire and be ignored", "filter", filter)
 	}
 }
 
-// purgeLoop serves purge requests until ctx is done.
-func (r *Runner) purgeLoop(ctx context.Context) {
-	s, err := r.js.Stream(ctx, streams.TimerStream)
-	if err != nil {
-		r.log.Warn("timer purges disabled", "err", err)
-		return
+// purged waits until the purges of filters queued so far are served, for
+// the publish timeout at most: a schedule published before would be
+// deleted by them.
+func (r *Runner) purged(ctx context.Context, filters ...string) error {
+	for _, f := range filters {
+		r.purgeMu.Lock()
+		done := r.purging[f]
+		r.purgeMu.Unlock()
+		if done == nil {
+			continue
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(r.cfg.PublishTimeout):
+			return fmt.Errorf("runner: the purge of timers %s is not done after %v", f, r.cfg.PublishTimeout)
+		}
 	}
+	return nil
+}
+
+// purgeLoop serves purge requests, in order, until ctx is done. A purge
+// that fails is dropped: cancellations are best effort.
+func (r *Runner) purgeLoop(ctx context.Context) {
+	var s jetstream.Stream
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case f := <-r.purges:
-			if err := s.Purge(ctx, jetstream.WithPurgeSubject(f)); err != nil && ctx.Err() == nil {
-				r.log.Debug("purging timers", "filter", f, "err", err)
+		case p := <-r.purges:
+			var err error
+			if s == nil {
+				s, err = r.js.Stream(ctx, streams.TimerStream)
 			}
+			if err == nil {
+				err = s.Purge(ctx, jetstream.WithPurgeSubject(p.filter))
+			}
+			if err != nil && ctx.Err() == nil {
+				r.log.Debug("purging timers", "filter", p.filter, "err", err)
+			}
+			r.served(p)
 		}
 	}
+}
+
+// served forgets p, which was served.
+func (r *Runner) served(p purge) {
+	r.purgeMu.Lock()
+	defer r.purgeMu.Unlock()
+	if r.purging[p.filter] == p.done {
+		delete(r.purging, p.filter)
+	}
+	close(p.done)
 }
