@@ -114,6 +114,10 @@ var (
 	ErrBadRequest = errors.New("agentapi: bad request")
 	// ErrService: guard-consumer failed to serve the request.
 	ErrService = errors.New("agentapi: service error")
+	// ErrBusy: guard-consumer did not serve the request because too
+	// many of the tenant's requests (CodeTooMany), or of all tenants'
+	// (CodeBusy), were waiting: try again later.
+	ErrBusy = errors.New("agentapi: busy")
 )
 
 // Error codes the endpoints answer with.
@@ -121,6 +125,11 @@ const (
 	CodeBadRequest = "400"
 	CodeNotFound   = "404"
 	CodeInternal   = "500"
+	// CodeTooMany: too many of the tenant's requests are waiting.
+	CodeTooMany = "429"
+	// CodeBusy: too many requests are waiting, or guard-consumer is
+	// stopping.
+	CodeBusy = "503"
 )
 
 // GetPage asks guard-consumer, over nc, for a page of an output tenant
@@ -157,6 +166,8 @@ func call(ctx context.Context, nc *nats.Conn, tenant, op string, req, reply any)
 			return fmt.Errorf("%w: %s", ErrNotFound, desc)
 		case CodeBadRequest:
 			return fmt.Errorf("%w: %s", ErrBadRequest, desc)
+		case CodeTooMany, CodeBusy:
+			return fmt.Errorf("%w: %s %s", ErrBusy, code, desc)
 		}
 		return fmt.Errorf("%w: %s %s", ErrService, code, desc)
 	}

@@ -7,6 +7,10 @@
 //	guard.api.<tenant>.page       PageRequest      → View
 //	guard.api.<tenant>.decisions  DecisionsRequest → DecisionsReply
 //
+// guard-consumer serves requests concurrently, taking the tenants waiting
+// in turn; when too many of a tenant's requests wait it answers 429, when
+// too many of all tenants' do 503 (ErrBusy): try again later.
+//
 // The tenant is the subject's third token. The server's permissions let an
 // agent publish only on its own tenant's subjects (docs/security.md), so
 // guard-consumer trusts the tenant of the subject and takes none from the

@@ -11,6 +11,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// locateBatch is how many decisions Locate reads by direct get at a time.
+const locateBatch = 256
+
 // ErrBadRequest marks a request whose tenant, run or call id is not one.
 var ErrBadRequest = errors.New("admin: bad request")
 
@@ -33,7 +36,8 @@ func Output(ctx context.Context, js jetstream.JetStream, outputs *objectstore.St
 // Locate returns the output decision guard-consumer published for the
 // result of a call, which names its full output in Ref. It fails with
 // objectstore.ErrNotFound when there is none (wrong ids, or older than
-// GUARD_CONTROL keeps decisions).
+// GUARD_CONTROL keeps decisions). It reads the run's output decisions by
+// direct get, with no consumer to create.
 func Locate(ctx context.Context, js jetstream.JetStream, tenant, run, call string) (event.Decision, error) {
 	subj, err := streams.ControlSubject(tenant, run, event.Output)
 	if err != nil {
@@ -42,22 +46,24 @@ func Locate(ctx context.Context, js jetstream.JetStream, tenant, run, call strin
 	if err := event.CheckID(call); err != nil {
 		return event.Decision{}, fmt.Errorf("%w: call id %q: %v", ErrBadRequest, call, err)
 	}
-	oc, err := js.OrderedConsumer(ctx, streams.ControlStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+	gets, err := newDirectGets(js.Conn())
 	if err != nil {
 		return event.Decision{}, err
 	}
-	batch, err := oc.FetchNoWait(1 << 20)
-	if err != nil {
-		return event.Decision{}, err
-	}
+	defer gets.close()
 	var found, d event.Decision
-	for m := range batch.Messages() {
-		if event.DecodeDecision(m.Data(), &d) == nil && d.Call == call && d.Ref != nil {
-			found = d
+	for seq, more := uint64(0), true; more; {
+		msgs, pending, err := gets.get(ctx, streams.ControlStream, directRequest{Seq: seq, NextFor: subj, Batch: locateBatch})
+		if err != nil {
+			return event.Decision{}, err
 		}
-	}
-	if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-		return event.Decision{}, err
+		for _, m := range msgs {
+			if event.DecodeDecision(m.data, &d) == nil && d.Call == call && d.Ref != nil {
+				found = d
+			}
+			seq = m.seq + 1
+		}
+		more = pending > 0 && len(msgs) > 0
 	}
 	if found.Ref == nil {
 		return event.Decision{}, fmt.Errorf("%w: no output decision for call %s of run %s/%s", objectstore.ErrNotFound, call, tenant, run)
