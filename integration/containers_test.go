@@ -287,8 +287,12 @@ func startCluster(t *testing.T, ctx context.Context, net *testcontainers.DockerN
 			nodes[i], errs[i] = testcontainers.Run(ctx, natsImage,
 				tcnetwork.WithNetwork([]string{name}, net),
 				testcontainers.WithEnv(map[string]string{
-					"SERVER_NAME": name,
-					"ROUTES":      "[nats://nats-1:6222, nats://nats-2:6222, nats://nats-3:6222]",
+					"SERVER_NAME":    name,
+					"ROUTES":         "[nats://route:" + routePassword + "@nats-1:6222, nats://route:" + routePassword + "@nats-2:6222, nats://route:" + routePassword + "@nats-3:6222]",
+					"ROUTE_PASSWORD": routePassword,
+					// One network, the test's: routes and monitoring on it.
+					"CLUSTER_LISTEN": "0.0.0.0:6222",
+					"MONITOR_LISTEN": "0.0.0.0:8222",
 				}),
 				testcontainers.WithFiles(files(t, authDir, "/etc/nats/auth")...),
 				testcontainers.WithExposedPorts("4222/tcp", "8222/tcp"),

@@ -2,25 +2,27 @@ package integration
 
 import (
 	"bytes"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/guardstream/guardstream/internal/auth"
 	"github.com/nats-io/nats-server/v2/server"
 	"sigs.k8s.io/yaml"
 )
 
-// TestShippedClusterConfig loads deploy/nats/nats.conf as nats-server does,
-// with a node's environment and the files 'creds setup -server' writes in
-// its auth directory: every write fsynced, JetStream on /data, three
-// routes, TLS for clients, operator-mode accounts and no way in without
-// credentials.
-func TestShippedClusterConfig(t *testing.T) {
-	t.Setenv("SERVER_NAME", "nats-2")
-	t.Setenv("ROUTES", "[nats://nats-1:6222, nats://nats-2:6222, nats://nats-3:6222]")
+// routePassword is the route password the tests give the shipped config.
+const routePassword = "r0123456789abcdef"
+
+// shippedConfig writes deploy/nats/nats.conf into a temporary directory,
+// reading its auth files from there, with the files 'creds setup -server'
+// writes, and returns its path.
+func shippedConfig(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	if err := (auth.Setup{Dir: filepath.Join(dir, "private"), Hosts: []string{"nats-2"}, Server: filepath.Join(dir, "auth")}).Run(); err != nil {
 		t.Fatal(err)
@@ -34,10 +36,34 @@ func TestShippedClusterConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// loadNode loads the shipped config as nats-server does, with a node's
+// environment as compose gives it.
+func loadNode(t *testing.T, path, name, routes string) *server.Options {
+	t.Helper()
+	t.Setenv("SERVER_NAME", name)
+	t.Setenv("ROUTES", routes)
+	t.Setenv("ROUTE_PASSWORD", routePassword)
+	t.Setenv("CLUSTER_LISTEN", name+"-routes:6222")
+	t.Setenv("MONITOR_LISTEN", name+"-monitor:8222")
 	o, err := server.ProcessConfigFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return o
+}
+
+// TestShippedClusterConfig loads deploy/nats/nats.conf as nats-server does,
+// with a node's environment and the files 'creds setup -server' writes in
+// its auth directory: every write fsynced, JetStream on /data, three
+// routes, TLS for clients, operator-mode accounts and no way in without
+// credentials; routes and monitoring where the environment puts them, and
+// routes only with the route password.
+func TestShippedClusterConfig(t *testing.T) {
+	routes := "[nats://route:" + routePassword + "@nats-1-routes:6222, nats://route:" + routePassword + "@nats-2-routes:6222, nats://route:" + routePassword + "@nats-3-routes:6222]"
+	o := loadNode(t, shippedConfig(t), "nats-2", routes)
 	if o.ServerName != "nats-2" || !o.JetStream || !o.SyncAlways || o.StoreDir != "/data" ||
 		o.Cluster.Name != "guardstream" || len(o.Routes) != 3 || o.HTTPPort != 8222 {
 		t.Errorf("nats.conf gives name %q, jetstream %v, sync always %v, store %q, cluster %q, %d routes, monitoring port %d",
@@ -47,8 +73,73 @@ func TestShippedClusterConfig(t *testing.T) {
 		t.Errorf("nats.conf: client TLS %v, %d trusted operators, anonymous %v (%s); want TLS, the deployment's operator and no anonymous",
 			o.TLSConfig != nil, len(o.TrustedOperators), anon, how)
 	}
+	if o.HTTPHost != "nats-2-monitor" || o.Cluster.Host != "nats-2-routes" || o.Cluster.Port != 6222 {
+		t.Errorf("nats.conf: monitoring on %q, routes on %s:%d; want MONITOR_LISTEN's and CLUSTER_LISTEN's hosts", o.HTTPHost, o.Cluster.Host, o.Cluster.Port)
+	}
+	if o.Cluster.Username != "route" || o.Cluster.Password != routePassword {
+		t.Errorf("nats.conf: routes need user %q password %q; want route and ROUTE_PASSWORD", o.Cluster.Username, o.Cluster.Password)
+	}
 	if o.Cluster.TLSConfig != nil {
-		t.Error("nats.conf secures the routes; the comment says they are plain on the private network")
+		t.Error("nats.conf encrypts the routes; the comment says it does not")
+	}
+}
+
+// TestShippedRoutesNeedPassword starts nodes of the shipped config (without
+// JetStream, on loopback) and a rogue server with the same config, operator
+// and accounts, but without the route password, or with a wrong one: the
+// node refuses the rogue as a route, and takes a peer with the password.
+func TestShippedRoutesNeedPassword(t *testing.T) {
+	path := shippedConfig(t)
+	start := func(name, routes string, change func(*server.Options)) *server.Server {
+		t.Helper()
+		o := loadNode(t, path, name, routes)
+		o.Host, o.Port, o.HTTPPort, o.JetStream = "127.0.0.1", -1, 0, false
+		o.Cluster.Host, o.Cluster.Port = "127.0.0.1", -1
+		o.NoLog, o.NoSigs = true, true
+		if change != nil {
+			change(o)
+		}
+		s, err := server.NewServer(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go s.Start()
+		t.Cleanup(s.Shutdown)
+		if !s.ReadyForConnections(10 * time.Second) {
+			t.Fatalf("%s did not start", name)
+		}
+		return s
+	}
+	node := start("nats-1", "[]", nil)
+	at := func(user *url.Userinfo) string {
+		return (&url.URL{Scheme: "nats", User: user, Host: node.ClusterAddr().String()}).String()
+	}
+	rogues := []*server.Server{
+		start("rogue-1", "["+at(nil)+"]", func(o *server.Options) { o.Cluster.Username, o.Cluster.Password = "", "" }),
+		start("rogue-2", "["+at(url.UserPassword("route", "guessed"))+"]", func(o *server.Options) { o.Cluster.Password = "guessed" }),
+	}
+	peer := start("nats-2", "["+at(url.UserPassword("route", routePassword))+"]", nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for peer.NumRoutes() == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if peer.NumRoutes() == 0 {
+		t.Fatal("a node with the route password got no route to nats-1")
+	}
+	time.Sleep(time.Second) // the rogues have retried by now
+	routez, err := node.Routez(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range routez.Routes {
+		if r.RemoteName != "nats-2" {
+			t.Errorf("nats-1 has a route to %q", r.RemoteName)
+		}
+	}
+	for i, r := range rogues {
+		if n := r.NumRoutes(); n != 0 {
+			t.Errorf("rogue-%d has %d routes", i+1, n)
+		}
 	}
 }
 
