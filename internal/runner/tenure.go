@@ -310,15 +310,23 @@ func (t *tenure) fail(pl *pull, err error) (ending, []jetstream.Msg, error) {
 	return endFailed, nil, err
 }
 
-// leave ends the tenure cleanly, within the drain timeout: it handles
-// what was delivered, checkpoints, and unpins the partition, so that the
-// next instance takes it at once, with nothing to replay.
+// unpinTimeout bounds the unpin that ends a hand-over, apart from the
+// drain: one that used up the drain timeout must still let the pin go, or
+// the next owner waits out the pin's TTL.
+const unpinTimeout = time.Second
+
+// leave ends the tenure cleanly: it handles what was delivered and
+// checkpoints, within the drain timeout, and unpins the partition, within
+// unpinTimeout, so that the next instance takes it at once, with nothing
+// to replay.
 func (t *tenure) leave(pl *pull, batch []jetstream.Msg, why string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), t.p.r.cfg.DrainTimeout)
 	defer cancel()
 	err := t.drain(ctx, pl, batch)
 	pl.close()
-	err = errors.Join(err, t.unpin(ctx))
+	uctx, ucancel := context.WithTimeout(context.Background(), unpinTimeout)
+	defer ucancel()
+	err = errors.Join(err, t.unpin(uctx))
 	t.p.log.Info("partition left", "why", why, "handled", t.handled, "err", err)
 	return err
 }
