@@ -55,6 +55,14 @@ func (p *partition) run(ctx context.Context) {
 	}
 	defer p.close()
 	var pl *pull
+	// A tenure pinned anew hands its pull on to the next; one that is
+	// not begun as ctx is done must not keep it, pulling and holding the
+	// pin until the connection closes.
+	defer func() {
+		if pl != nil {
+			pl.close()
+		}
+	}()
 	var first []jetstream.Msg
 	for ctx.Err() == nil {
 		if len(first) == 0 {
