@@ -58,8 +58,9 @@ type live struct {
 	dead    *deadLog            // the dead letters' log lines, sampled
 	purge   func(filter string) // cancels pending schedules, in the background
 	outputs *objectstore.Store  // nil: results are not stored
-	// purged waits until the purges of filters queued so far are served.
-	purged func(ctx context.Context, filters ...string) error
+	// purged waits until the purges of a run's timer, or of all its
+	// timers, queued so far are served (Runner.purged).
+	purged func(ctx context.Context, tenant, run, subj string) error
 	// seen holds the digests of the outputs this tenure stored. It lasts
 	// a tenure, as the publishes that stored them do: one that failed
 	// ends the tenure, and the next redoes its event, copy and all.

@@ -79,8 +79,7 @@ func (l *live) flush(ctx context.Context) error {
 			l.purge(subj)
 			continue
 		}
-		filter, _ := streams.TimerFilter(tm.tenant, tm.run) // the ids were checked
-		if err := l.purged(ctx, subj, filter); err != nil {
+		if err := l.purged(ctx, tm.tenant, tm.run, subj); err != nil {
 			return err
 		}
 		if err := l.schedule(ctx, subj, tm); err != nil {
@@ -133,11 +132,19 @@ func (r *Runner) purge(filter string) {
 	}
 }
 
-// purged waits until the purges of filters queued so far are served, for
-// the publish timeout at most: a schedule published before would be
-// deleted by them.
-func (r *Runner) purged(ctx context.Context, filters ...string) error {
-	for _, f := range filters {
+// purged waits until the purges queued so far of the timer subj of the
+// run, or of all the run's timers, are served, for the publish timeout at
+// most: a schedule published before would be deleted by them. With no
+// purge queued, the common case, it costs a lock and a map's length.
+func (r *Runner) purged(ctx context.Context, tenant, run, subj string) error {
+	r.purgeMu.Lock()
+	none := len(r.purging) == 0
+	r.purgeMu.Unlock()
+	if none {
+		return nil
+	}
+	filter, _ := streams.TimerFilter(tenant, run) // the ids were checked
+	for _, f := range [...]string{subj, filter} {
 		r.purgeMu.Lock()
 		done := r.purging[f]
 		r.purgeMu.Unlock()
