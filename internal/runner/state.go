@@ -36,6 +36,10 @@ type entry struct {
 // too, which the tenure wrote when it began (fence): an answer whose owner
 // key is older than that write is stale and asked again; one whose owner
 // key is newer means another instance took the partition (errFenced).
+// That covers every write before the tenure. Of the tenure's own writes,
+// only those of runs it forgot (written) can be read back, and an answer
+// from a replica whose stream ends before the latest of them (evicted) is
+// stale too: it could hold an ended run's older, active snapshot.
 type runs struct {
 	store   *reader // the stream behind the guard_runs bucket
 	chain   recoverer
@@ -44,6 +48,7 @@ type runs struct {
 	dirty   []*entry          // runs changed since the last checkpoint began
 	since   int               // events applied since the last checkpoint began
 	fence   fence
+	evicted uint64         // the latest revision of a run this tenure wrote, then forgot
 	writing *checkpointing // the checkpoint whose snapshots are being taken
 
 	wanted   map[string]bool // scratch of load
@@ -135,7 +140,7 @@ func (rs *runs) read(ctx context.Context, keys []string) error {
 // from a replica that is up to date with this tenure's owner key write.
 func (rs *runs) fresh(ctx context.Context, subjects []string) ([]record, error) {
 	for try := 0; ; try++ {
-		got, _, err := rs.store.lastOf(ctx, subjects, rs.got[:0])
+		got, upTo, err := rs.store.lastOf(ctx, subjects, rs.got[:0])
 		rs.got = got
 		if err != nil {
 			return nil, err
@@ -147,12 +152,12 @@ func (rs *runs) fresh(ctx context.Context, subjects []string) ([]record, error) 
 			}
 		}
 		switch {
-		case owner == rs.fence.rev:
+		case owner == rs.fence.rev && upTo >= rs.evicted:
 			return got, nil
 		case owner > rs.fence.rev:
 			return nil, fmt.Errorf("%w: the partition's owner key is at revision %d, past this tenure's %d", errFenced, owner, rs.fence.rev)
 		case try == staleRetries:
-			return nil, fmt.Errorf("runner: every replica of %s answering is behind revision %d", rs.store.stream, rs.fence.rev)
+			return nil, fmt.Errorf("runner: every replica of %s answering is behind revision %d", rs.store.stream, max(rs.fence.rev, rs.evicted))
 		}
 		select { // the replica that answered is behind: ask again
 		case <-ctx.Done():
@@ -192,5 +197,6 @@ func (rs *runs) written(e *entry, rev uint64) {
 	e.rev = rev
 	if !e.dirty && e.capture == 0 && (e.run.Status == processors.StatusEnded || e.run.Status == processors.StatusStopped) {
 		delete(rs.cache, e.key)
+		rs.evicted = max(rs.evicted, rev)
 	}
 }
