@@ -245,7 +245,8 @@ func (t *tenure) admit(recs []record, keys []string) []string {
 // state nor memory; its later events in the batch find it gone, and are
 // refused with it.
 func (t *tenure) admitRun(ctx context.Context, rec *record, s sink) error {
-	switch e := t.runs.cached(rec.subj.Key); {
+	e := t.runs.cached(rec.subj.Key)
+	switch {
 	case e == nil:
 		rec.over = overNewRuns
 		return nil
@@ -254,7 +255,7 @@ func (t *tenure) admitRun(ctx context.Context, rec *record, s sink) error {
 		t.runs.forget(e)
 		return nil
 	}
-	if err := t.runAdmits(ctx, rec, s); err != nil || rec.over != "" {
+	if err := t.runAdmits(ctx, e, rec, s); err != nil || rec.over != "" {
 		return err
 	}
 	if !t.lim.tenantAdmits(rec) {
@@ -263,14 +264,14 @@ func (t *tenure) admitRun(ctx context.Context, rec *record, s sink) error {
 	return nil
 }
 
-// runAdmits takes rec from its run's buckets. A refused event is counted
-// against the run, which is advised at the first and stopped at StopAfter.
-func (t *tenure) runAdmits(ctx context.Context, rec *record, s sink) error {
+// runAdmits takes rec from the buckets of its run, e. A refused event is
+// counted against the run, which is advised at the first and stopped at
+// StopAfter.
+func (t *tenure) runAdmits(ctx context.Context, e *entry, rec *record, s sink) error {
 	l := &t.lim
 	if l.cfg.Run.Events == 0 && l.cfg.Run.Bytes == 0 {
 		return nil
 	}
-	e := t.runs.cached(rec.subj.Key)
 	r := e.run
 	if rec.seq <= r.Applied {
 		return nil // a redelivery: the event path skips it

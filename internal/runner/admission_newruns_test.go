@@ -25,11 +25,7 @@ import (
 // another tenant, and a run the flooding tenant started before, get every
 // verdict.
 func TestNewRunFloodIsRateLimited(t *testing.T) {
-	s := natstest.RunServer(t, "")
-	nc, js := natstest.Connect(t, s)
-	sc := streams.DefaultConfig()
-	sc.Partitions, sc.Memory = 1, true
-	natstest.Provision(t, js, &sc)
+	nc, js := onePartition(t)
 	cfg := runner.DefaultConfig(1)
 	cfg.AckWait, cfg.PublishTimeout, cfg.CheckpointInterval = 2*time.Second, time.Second, 200*time.Millisecond
 	cfg.Admission.NewRuns = runner.Rate{Events: 10, Burst: 40}
@@ -47,8 +43,7 @@ func TestNewRunFloodIsRateLimited(t *testing.T) {
 		h := processortest.NewHistory("evil", fmt.Sprintf("new%d", i))
 		h.Call("read_file", `{"path":"b.go"}`)
 		for _, ev := range h.Events() {
-			subj, _ := streams.EventSubject(ev.Tenant, ev.Run, ev.Kind)
-			if _, err := js.PublishAsync(subj, event.AppendEvent(nil, &ev)); err != nil {
+			if _, err := js.PublishAsync(mustSubject(t, ev), event.AppendEvent(nil, &ev)); err != nil {
 				t.Fatal(err)
 			}
 		}

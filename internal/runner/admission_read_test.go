@@ -24,11 +24,7 @@ import (
 // of the run's events are refused unread, as rate_limited. A run beside
 // it in the same partition gets every verdict.
 func TestReferredOutputsAreCharged(t *testing.T) {
-	s := natstest.RunServer(t, "")
-	nc, js := natstest.Connect(t, s)
-	sc := streams.DefaultConfig()
-	sc.Partitions, sc.Memory = 1, true
-	natstest.Provision(t, js, &sc)
+	nc, js := onePartition(t)
 	ctx := context.Background()
 	oc := objectstore.DefaultConfig()
 	oc.Memory = true
@@ -53,8 +49,7 @@ func TestReferredOutputsAreCharged(t *testing.T) {
 		hog.Add(event.Event{Kind: event.KindResult, Call: fmt.Sprintf("c%d", hog.Seq()/2), Ref: &r})
 	}
 	for _, ev := range hog.Events() {
-		subj, _ := streams.EventSubject(ev.Tenant, ev.Run, ev.Kind)
-		if _, err := js.PublishAsync(subj, event.AppendEvent(nil, &ev)); err != nil {
+		if _, err := js.PublishAsync(mustSubject(t, ev), event.AppendEvent(nil, &ev)); err != nil {
 			t.Fatal(err)
 		}
 	}
